@@ -1,0 +1,43 @@
+# ctxsim: two commands do all set-up on a machine with Go installed.
+#   make run    serve the lessons at http://localhost:8080
+#   make test   every test: templ freshness, vet, engine, loader, HTTP and browser tests
+ADDR ?= :8080
+GO ?= go
+
+.PHONY: run test build generate check-generated vet bench screenshots vendor-htmx
+
+run:
+	$(GO) run . serve -addr $(ADDR)
+
+build:
+	$(GO) build -o bin/ctxsim .
+
+# Regenerate the committed *_templ.go files from views/*.templ.
+generate:
+	$(GO) tool templ generate
+
+# Fails when a *_templ.go file is not what `go tool templ generate` makes
+# from its .templ source (works on a clean clone and on a dirty tree alike).
+check-generated:
+	@tmp=$$(mktemp -d) && cp go.mod go.sum "$$tmp/" && cp -r views "$$tmp/" && \
+	(cd "$$tmp" && $(GO) tool templ generate >/dev/null 2>&1) && \
+	if ! diff -r -q views "$$tmp/views" >/dev/null; then \
+		diff -r views "$$tmp/views" | head -40; \
+		echo "views/*_templ.go are stale: run 'make generate' and commit the result"; rm -rf "$$tmp"; exit 1; \
+	fi; rm -rf "$$tmp"; echo "templ: generated files are up to date"
+
+vet:
+	$(GO) vet ./...
+
+# Browser tests need Chromium (Debian package `chromium`); they fail, not skip,
+# when it is missing. Set CTXSIM_CHROMIUM to use another binary.
+test: check-generated vet
+	$(GO) test -count=1 ./...
+
+bench:
+	$(GO) test -run '^$$' -bench . -benchmem ./web
+
+# Vendored htmx: pinned from npm, never a CDN.
+vendor-htmx:
+	tmp=$$(mktemp -d) && cd "$$tmp" && npm pack htmx.org@2.0.11 >/dev/null && tar xzf htmx.org-2.0.11.tgz && \
+	cp package/dist/htmx.min.js $(CURDIR)/static/htmx.min.js && cp package/LICENSE $(CURDIR)/static/htmx.LICENSE.txt

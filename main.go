@@ -1,0 +1,87 @@
+// Command ctxsim serves the ctxsim lessons: a simulator of how an LLM
+// agent's context window fills, gets compacted and remembers.
+//
+//	ctxsim serve [-addr HOST:PORT] [-lessons DIR]
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"ctxsim/scenarios"
+	"ctxsim/tokens"
+	"ctxsim/web"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := run(ctx, os.Args[1:], os.Stdout, os.Stderr); err != nil {
+		fmt.Fprintln(os.Stderr, "ctxsim:", err)
+		os.Exit(1)
+	}
+}
+
+// run parses args and runs the command; main only calls it, tests can too.
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	if len(args) == 0 || args[0] != "serve" {
+		return errors.New("usage: ctxsim serve [-addr HOST:PORT] [-lessons DIR]")
+	}
+	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	addr := fs.String("addr", ":8080", "listen address, HOST:PORT")
+	dir := fs.String("lessons", "", "directory of extra lessons (same format as scenarios/)")
+	if err := fs.Parse(args[1:]); err != nil {
+		return err
+	}
+	log := slog.New(slog.NewTextHandler(stderr, nil))
+	srv, err := newServer(*dir, log)
+	if err != nil {
+		return err
+	}
+	ln, err := net.Listen("tcp", *addr)
+	if err != nil {
+		return fmt.Errorf("listen: %w", err)
+	}
+	fmt.Fprintf(stdout, "ctxsim: serving lessons at http://%s/\n", displayAddr(ln.Addr()))
+	return srv.Serve(ctx, ln)
+}
+
+// newServer loads the built-in lessons and those of dir, if given.
+func newServer(dir string, log *slog.Logger) (*web.Server, error) {
+	tok, err := tokens.New()
+	if err != nil {
+		return nil, err
+	}
+	lessons, err := scenarios.Load(scenarios.Builtin(), "scenarios", tok)
+	if err != nil {
+		return nil, fmt.Errorf("built-in lessons: %w", err)
+	}
+	if dir != "" {
+		extra, err := scenarios.Load(os.DirFS(dir), dir, tok)
+		if err != nil {
+			return nil, fmt.Errorf("lessons from %s: %w", dir, err)
+		}
+		if len(extra) == 0 {
+			return nil, fmt.Errorf("lessons from %s: no */lesson.yaml found", dir)
+		}
+		lessons = append(lessons, extra...)
+	}
+	return web.New(web.Config{Lessons: lessons, Tokens: tok, Log: log})
+}
+
+func displayAddr(a net.Addr) string {
+	host, port, err := net.SplitHostPort(a.String())
+	if err != nil || host == "::" || host == "0.0.0.0" || host == "" {
+		return "localhost:" + port
+	}
+	return net.JoinHostPort(host, port)
+}

@@ -1,0 +1,80 @@
+package scenarios
+
+import "ctxsim/sim"
+
+// The raw* types mirror the YAML files; decoding rejects unknown fields.
+
+type rawLesson struct {
+	ID               string     `yaml:"id"`
+	Order            int        `yaml:"order"`
+	Title            sim.Text   `yaml:"title"`
+	Source           sim.Text   `yaml:"source"`
+	Window           int        `yaml:"window"`
+	ThresholdPercent int        `yaml:"threshold_percent"`
+	TailMessages     int        `yaml:"tail_messages"`
+	Thresholds       []int      `yaml:"thresholds"`
+	Facts            []rawFact  `yaml:"facts"`
+	System           rawMessage `yaml:"system"`
+	Memory           rawMemory  `yaml:"memory"`
+	Trace            []rawStep  `yaml:"trace"`
+}
+
+type rawFact struct {
+	ID      string   `yaml:"id"`
+	Pattern string   `yaml:"pattern"`
+	Label   sim.Text `yaml:"label"`
+}
+
+type rawMemory struct {
+	Path   string   `yaml:"path"`
+	Tokens int      `yaml:"tokens"`
+	Lines  []string `yaml:"lines"`
+}
+
+type rawStep struct {
+	Step     string       `yaml:"step"`
+	Type     string       `yaml:"type"`
+	Messages []rawMessage `yaml:"messages"`
+	Line     string       `yaml:"line"`
+	Tokens   int          `yaml:"tokens"`
+	Branch   *rawBranch   `yaml:"branch"`
+}
+
+type rawBranch struct {
+	Fact    string       `yaml:"fact"`
+	Found   []rawMessage `yaml:"found"`
+	Missing []rawMessage `yaml:"missing"`
+}
+
+type rawMessage struct {
+	ID      string     `yaml:"id"`
+	Role    string     `yaml:"role"`
+	Kind    string     `yaml:"kind"`
+	Label   sim.Text   `yaml:"label"`
+	Tokens  int        `yaml:"tokens"`
+	Content string     `yaml:"content"`
+	Answer  *rawAnswer `yaml:"answer"`
+}
+
+type rawAnswer struct {
+	Fact    string `yaml:"fact"`
+	Found   string `yaml:"found"`
+	Missing string `yaml:"missing"`
+}
+
+type rawSummaries struct {
+	Provenance sim.Text  `yaml:"provenance"`
+	Cards      []rawCard `yaml:"cards"`
+}
+
+type rawCard struct {
+	ID         string         `yaml:"id"`
+	Covers     []string       `yaml:"covers"`
+	Tokens     int            `yaml:"tokens"`
+	Recordings []rawRecording `yaml:"recordings"`
+}
+
+type rawRecording struct {
+	Content    string   `yaml:"content"`
+	Provenance sim.Text `yaml:"provenance"`
+}

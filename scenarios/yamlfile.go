@@ -1,0 +1,128 @@
+package scenarios
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"strconv"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+)
+
+// yamlFile is a decoded YAML file that can say on which line a field is.
+type yamlFile struct {
+	name string
+	root *yaml.Node
+}
+
+// decodeYAML strictly decodes data into v and keeps the node tree for lines.
+func decodeYAML(name string, data []byte, v any) (*yamlFile, error) {
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	dec.KnownFields(true)
+	if err := dec.Decode(v); err != nil {
+		if errors.Is(err, io.EOF) {
+			return nil, &Error{File: name, Msg: "file is empty"}
+		}
+		e := yamlError(name, err)
+		if e.Field == "" && e.Line > 0 {
+			// A type error ("cannot unmarshal !!str `abc` into int") names
+			// only the line; find the field whose value is on it.
+			var doc yaml.Node
+			if yaml.Unmarshal(data, &doc) == nil {
+				e.Field = pathAt(&doc, e.Line, "")
+			}
+		}
+		return nil, e
+	}
+	var doc yaml.Node
+	if err := yaml.Unmarshal(data, &doc); err != nil {
+		return nil, yamlError(name, err)
+	}
+	root := &doc
+	if doc.Kind == yaml.DocumentNode && len(doc.Content) > 0 {
+		root = doc.Content[0]
+	}
+	return &yamlFile{name: name, root: root}, nil
+}
+
+// errorAt returns an *Error for the field at path ("trace[3].messages[0].id").
+// The line is that of the deepest node of path that exists.
+func (f *yamlFile) errorAt(path, msg string) *Error {
+	return &Error{File: f.name, Line: f.line(path), Field: path, Msg: msg}
+}
+
+func (f *yamlFile) line(path string) int {
+	n, line := f.root, f.root.Line
+	for _, part := range splitPath(path) {
+		key, next := child(n, part)
+		if next == nil {
+			break
+		}
+		n, line = next, next.Line
+		if key != nil {
+			// The line of "field:", not of a block value's first item.
+			line = key.Line
+		}
+	}
+	return line
+}
+
+// child returns the node for part of n and, when n is a mapping, its key.
+func child(n *yaml.Node, part string) (key, value *yaml.Node) {
+	switch n.Kind {
+	case yaml.MappingNode:
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			if n.Content[i].Value == part {
+				return n.Content[i], n.Content[i+1]
+			}
+		}
+	case yaml.SequenceNode:
+		if i, err := strconv.Atoi(part); err == nil && i >= 0 && i < len(n.Content) {
+			return nil, n.Content[i]
+		}
+	}
+	return nil, nil
+}
+
+// pathAt returns the path ("trace[1].messages[0].tokens") of the scalar
+// value on line, or "" when there is none.
+func pathAt(n *yaml.Node, line int, prefix string) string {
+	at := func(v *yaml.Node, p string) string {
+		if v.Kind == yaml.ScalarNode && v.Line == line {
+			return p
+		}
+		return pathAt(v, line, p)
+	}
+	switch n.Kind {
+	case yaml.DocumentNode:
+		for _, c := range n.Content {
+			if p := pathAt(c, line, prefix); p != "" {
+				return p
+			}
+		}
+	case yaml.MappingNode:
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			p := n.Content[i].Value
+			if prefix != "" {
+				p = prefix + "." + p
+			}
+			if r := at(n.Content[i+1], p); r != "" {
+				return r
+			}
+		}
+	case yaml.SequenceNode:
+		for i, c := range n.Content {
+			if r := at(c, prefix+"["+strconv.Itoa(i)+"]"); r != "" {
+				return r
+			}
+		}
+	}
+	return ""
+}
+
+// splitPath turns "trace[3].messages[0].id" into trace, 3, messages, 0, id.
+func splitPath(path string) []string {
+	path = strings.NewReplacer("[", ".", "]", "").Replace(path)
+	return strings.Split(path, ".")
+}

@@ -1,0 +1,29 @@
+package views
+
+import (
+	"fmt"
+	"strconv"
+)
+
+// htmxConfig keeps htmx from injecting a <style> element (the CSP forbids
+// inline styles) and from scrolling on boosted navigation.
+const htmxConfig = `{"includeIndicatorStyles":false,"scrollIntoViewOnBoost":false,"historyCacheSize":20}`
+
+func hClass(u int) string { return "h-" + strconv.Itoa(u) }
+func yClass(u int) string { return "y-" + strconv.Itoa(u) }
+func fitClass(u int) string {
+	if u < 1000 {
+		u = 1000
+	}
+	return "fit-" + strconv.Itoa(u)
+}
+func itoa(i int) string   { return strconv.Itoa(i) }
+
+func stepLabel(ui UI, cur, total int) string { return fmt.Sprintf(ui.StepOf, cur, total) }
+
+func errorTitle(ui UI, status int) string {
+	if t, ok := ui.ErrorTitle[status]; ok {
+		return t
+	}
+	return ui.ErrorTitle[500]
+}

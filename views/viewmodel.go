@@ -1,0 +1,185 @@
+package views
+
+// Assets are the content-hashed URLs of the static files.
+type Assets struct {
+	CSS   string
+	Scale string // generated stylesheet of height and position classes
+	JS    string
+	Htmx  string
+}
+
+// Link is a labelled URL.
+type Link struct {
+	Label string
+	URL   string
+}
+
+// IndexPage lists the lessons.
+type IndexPage struct {
+	Lang    string
+	UI      UI
+	Assets  Assets
+	AltLang Link
+	Lessons []LessonCard
+}
+
+// LessonCard is one lesson on the index.
+type LessonCard struct {
+	Title string
+	URL   string
+	Intro string // HTML rendered from the lesson's Markdown at start-up
+	Steps int
+}
+
+// ErrorPage is a 400 or 404 (or, never on purpose, a 500) page.
+type ErrorPage struct {
+	Lang    string
+	UI      UI
+	Assets  Assets
+	Status  int
+	Message string
+	Param   string
+	Allowed string
+	Lessons []Link
+}
+
+// LessonPage is one state of a lesson: its window, memory, narration and controls.
+type LessonPage struct {
+	Lang      string
+	UI        UI
+	Assets    Assets
+	Title     string
+	IndexURL  string
+	URL       string // canonical URL of this state
+	AltLang   Link
+	Modes     []ModeGroup
+	Window    Window
+	Memory    MemoryPanel
+	Narration Narration
+	Steps     StepBar
+	Blocks    []BlockView // every block that has a detail sheet (window and pending)
+	About     []AboutSection
+	Source    string
+}
+
+// ModeGroup is a segmented control: one policy parameter and its choices.
+type ModeGroup struct {
+	Name    string // parameter name, for test ids
+	Label   string
+	Options []ModeOption
+}
+
+// ModeOption is one choice of a ModeGroup, a plain link to the state it selects.
+type ModeOption struct {
+	Label  string
+	URL    string
+	Active bool
+	Title  string // tooltip
+}
+
+// Window is the context window drawn to scale. Heights and positions are in
+// units of a thousandth of the window ("u"); the stylesheet maps u to pixels.
+type Window struct {
+	Blocks         []BlockView
+	BoxU           int // height of the drawn window box
+	StackU         int // height of the stack of blocks
+	ThresholdU     int // position of the threshold line from the top
+	EdgeU          int // position of the window's end (the limit) from the top
+	OverflowU      int // height of the part of the stack past the limit
+	ShowThreshold  bool
+	ThresholdLabel string // "92% · 46.0k"
+	Meter          string // "47.9k / 50k"
+	MeterExact     string // "47,900 / 50,000 tokens"
+	MeterState     string // ok, warn, error
+	MeterPercent   int
+	Error          string
+	Empty          string // shown when the window holds nothing (between sessions)
+	Pending        *BlockView
+	Caption        string
+	Compacting     bool
+	BracketTopU    int // the compaction range's bracket, when one is selected
+	BracketU       int
+	FitU           int // the tallest box of any preset run: sets the drawing scale
+}
+
+// BlockView is one block as drawn.
+type BlockView struct {
+	ID          string // block id from the engine
+	Anchor      string // id of its detail sheet
+	Role        string
+	Kind        string
+	RoleLabel   string
+	KindLabel   string
+	Label       string
+	Size        string // "19.0k"
+	Exact       string // "19,000 tokens"
+	HeightU     int
+	Small       bool // label drawn in one compact line
+	New         bool
+	Selected    bool
+	Summary     bool
+	Mechanical  bool
+	Provenance  string
+	Content     string
+	Excerpt     string // "o200k_base count of the text shown: 112 tokens"
+	Transition  string // view-transition-name
+	Description string // text alternative
+}
+
+// MemoryPanel shows MEMORY.md on disk beside the window.
+type MemoryPanel struct {
+	Enabled    bool
+	Path       string
+	Lines      []MemoryLine
+	Changed    bool   // the file differs from the injected copy
+	FileBadge  string // "changed on disk"
+	CopyBadge  string // "snapshot from session start"
+	CopyLines  []string
+	HasCopy    bool
+	Note       string
+	Transition string // view-transition-name of the line that enters the next copy
+}
+
+// MemoryLine is one line of the memory file.
+type MemoryLine struct {
+	Text string
+	New  bool // on disk, not in the injected copy
+}
+
+// Narration is the right-hand column.
+type Narration struct {
+	Headline string
+	Body     string // HTML rendered at start-up
+	Changes  []string
+	Kicker   string // "Step 5 of 16 · compaction"
+}
+
+// StepBar is the step controls at the bottom.
+type StepBar struct {
+	Current  int
+	Total    int
+	First    string
+	Prev     string
+	Next     string
+	Last     string
+	Ticks    []Tick
+	Progress int // percent
+	Label    string
+}
+
+// Tick is one step on the progress track.
+type Tick struct {
+	Step     int
+	URL      string
+	Current  bool
+	Done     bool
+	Decisive bool
+	Title    string
+}
+
+// AboutSection is a lesson-level section (intro, lifetimes, ...).
+type AboutSection struct {
+	Key      string
+	Headline string
+	Body     string
+}

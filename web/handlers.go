@@ -1,0 +1,145 @@
+package web
+
+import (
+	"bytes"
+	"net/http"
+	"slices"
+
+	"github.com/a-h/templ"
+	"github.com/labstack/echo/v4"
+
+	"ctxsim/scenarios"
+	"ctxsim/views"
+)
+
+// render writes a component into a buffer first, so a failing component
+// never leaves half a page behind a 200.
+func render(c echo.Context, status int, comp templ.Component) error {
+	var buf bytes.Buffer
+	if err := comp.Render(c.Request().Context(), &buf); err != nil {
+		return err
+	}
+	c.Response().Header().Set("Vary", "Accept-Language, Cookie")
+	if c.Request().Method == http.MethodHead {
+		return c.NoContent(status)
+	}
+	return c.HTMLBlob(status, buf.Bytes())
+}
+
+func (s *Server) healthz(c echo.Context) error { return c.String(http.StatusOK, "ok\n") }
+
+// index lists the lessons in the visitor's language.
+func (s *Server) index(c echo.Context) error {
+	lang := s.langOf(c)
+	ui := views.UIFor(lang)
+	p := views.IndexPage{Lang: lang, UI: ui, Assets: s.assets.urls,
+		AltLang: views.Link{Label: ui.OtherLang, URL: "/" + otherLang(lang) + "/"}}
+	for _, l := range s.lessons.list {
+		intro, _ := l.Section(lang, "intro")
+		frames, err := s.run(l, l.DefaultPolicy())
+		if err != nil {
+			return err
+		}
+		p.Lessons = append(p.Lessons, views.LessonCard{
+			Title: l.Title.In(lang), URL: LessonURL(State{Lang: lang, Lesson: l.ID, Policy: l.DefaultPolicy(), Step: 1}),
+			Intro: intro.Body, Steps: len(frames),
+		})
+	}
+	if c.Param("lang") != "" {
+		rememberLang(c, lang)
+	}
+	return render(c, http.StatusOK, views.Index(p))
+}
+
+// langOrLesson serves /en and /ja as the index, and sends /<lesson> to the
+// lesson in the visitor's language.
+func (s *Server) langOrLesson(c echo.Context) error {
+	v := c.Param("lang")
+	if slices.Contains(scenarios.Languages, v) {
+		return s.index(c)
+	}
+	if l, ok := s.lessons.byID[v]; ok {
+		lang := s.langOf(c)
+		return c.Redirect(http.StatusFound, LessonURL(State{Lang: lang, Lesson: l.ID, Policy: l.DefaultPolicy(), Step: 1}))
+	}
+	return &NotFoundError{What: "page " + quote(v)}
+}
+
+// lessonStart redirects to step 1 of the default or the given policy.
+func (s *Server) lessonStart(c echo.Context) error {
+	lang, l, err := s.langAndLesson(c)
+	if err != nil {
+		return err
+	}
+	p := l.DefaultPolicy()
+	if seg := c.Param("policy"); seg != "" {
+		if p, err = ParsePolicySegment(seg); err != nil {
+			return err
+		}
+	}
+	if p, err = ApplyQuery(p, c.QueryParams()); err != nil {
+		return err
+	}
+	return c.Redirect(http.StatusFound, LessonURL(State{Lang: lang, Lesson: l.ID, Policy: p, Step: 1}))
+}
+
+// lessonState renders one state of a lesson. Policy parameters given as a
+// query (?threshold=73, from a form or a hand-typed link) redirect to the
+// canonical path.
+func (s *Server) lessonState(c echo.Context) error {
+	lang, l, err := s.langAndLesson(c)
+	if err != nil {
+		return err
+	}
+	p, err := ParsePolicySegment(c.Param("policy"))
+	if err != nil {
+		return err
+	}
+	frames, err := s.run(l, p)
+	if err != nil {
+		return err
+	}
+	step, err := ParseStep(c.Param("step"), len(frames))
+	if err != nil {
+		return err
+	}
+	st := State{Lang: lang, Lesson: l.ID, Policy: p, Step: step}
+	if q := c.QueryParams(); HasPolicyQuery(q) {
+		np, err := ApplyQuery(p, q)
+		if err != nil {
+			return err
+		}
+		to, err := s.run(l, np)
+		if err != nil {
+			return err
+		}
+		st.Policy, st.Step = np, alignStep(l, frames, frames[step-1], to)
+		return c.Redirect(http.StatusFound, LessonURL(st))
+	}
+	page, err := s.lessonPage(pageInput{lesson: l, state: st, frames: frames})
+	if err != nil {
+		return err
+	}
+	rememberLang(c, lang)
+	return render(c, http.StatusOK, views.Lesson(page))
+}
+
+func (s *Server) langAndLesson(c echo.Context) (string, *scenarios.Lesson, error) {
+	lang := c.Param("lang")
+	if !slices.Contains(scenarios.Languages, lang) {
+		return "", nil, &NotFoundError{What: "language " + quote(lang) + " (use en or ja)"}
+	}
+	id := c.Param("lesson")
+	l, ok := s.lessons.byID[id]
+	if !ok {
+		return "", nil, &NotFoundError{What: "lesson " + quote(id)}
+	}
+	return lang, l, nil
+}
+
+func quote(s string) string {
+	if len(s) > 80 {
+		s = s[:80] + "…"
+	}
+	return `"` + s + `"`
+}

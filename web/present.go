@@ -1,0 +1,256 @@
+package web
+
+import (
+	"fmt"
+	"strings"
+
+	"ctxsim/scenarios"
+	"ctxsim/sim"
+	"ctxsim/views"
+)
+
+// aboutKeys are the lesson-level narration sections, in display order.
+var aboutKeys = []string{"intro", "tokens-note", "boundaries", "lifetimes", "mistakes", "simplifications", "recordings"}
+
+// pageInput is what lessonPage needs to build one state's view model.
+type pageInput struct {
+	lesson *scenarios.Lesson
+	state  State
+	frames []sim.Frame
+}
+
+// lessonPage builds the view model of one lesson state.
+func (s *Server) lessonPage(in pageInput) (views.LessonPage, error) {
+	l, st := in.lesson, in.state
+	f := in.frames[st.Step-1]
+	ui := views.UIFor(st.Lang)
+	ph := phrasesFor(st.Lang)
+	modes, err := s.modes(in)
+	if err != nil {
+		return views.LessonPage{}, err
+	}
+	alt := st
+	alt.Lang = otherLang(st.Lang)
+	p := views.LessonPage{
+		Lang: st.Lang, UI: ui, Assets: s.assets.urls, Title: l.Title.In(st.Lang),
+		IndexURL: "/" + st.Lang + "/", URL: LessonURL(st),
+		AltLang: views.Link{Label: ui.OtherLang, URL: LessonURL(alt)},
+		Modes:   modes,
+		Window:  s.windowView(l, st, f, ui, ph),
+		Memory:  memoryView(l, f, ui, ph),
+		Steps:   stepBar(l, st, in.frames, ui),
+		Source:  l.Source.In(st.Lang),
+	}
+	p.Narration = narrationView(l, st, in.frames, ui, ph)
+	for _, b := range p.Window.Blocks {
+		p.Blocks = append(p.Blocks, b)
+	}
+	if p.Window.Pending != nil {
+		p.Blocks = append(p.Blocks, *p.Window.Pending)
+	}
+	for _, k := range aboutKeys {
+		if sec, ok := l.Section(st.Lang, k); ok {
+			p.About = append(p.About, views.AboutSection{Key: k, Headline: sec.Headline, Body: sec.Body})
+		}
+	}
+	return p, nil
+}
+
+func otherLang(lang string) string {
+	if lang == "ja" {
+		return "en"
+	}
+	return "ja"
+}
+
+func (s *Server) windowView(l *scenarios.Lesson, st State, f sim.Frame, ui views.UI, ph phrases) views.Window {
+	threshold := l.ThresholdTokens(st.Policy.ThresholdPercent)
+	lo := layoutOf(f.Blocks, l.Window, threshold)
+	w := views.Window{
+		BoxU: lo.box, StackU: lo.stackU, ThresholdU: lo.threshold, EdgeU: lo.edge, OverflowU: lo.overflow,
+		ShowThreshold:  st.Policy.Compaction,
+		ThresholdLabel: fmt.Sprintf("%d%% · %s", st.Policy.ThresholdPercent, kTokens(threshold)),
+		Meter:          kTokens(f.Total) + " / " + kLimit(l.Window),
+		MeterExact:     exact(f.Total) + " / " + exact(l.Window),
+		MeterPercent:   f.Total * 100 / l.Window,
+		MeterState:     "ok",
+		Error:          f.Error,
+		Compacting:     f.Compaction != nil,
+		BracketTopU:    lo.selTop, BracketU: lo.selU,
+		FitU:           s.fit[l.ID],
+	}
+	switch {
+	case f.Total > l.Window || f.Error != "":
+		w.MeterState = "error"
+	case st.Policy.Compaction && f.Total > threshold:
+		w.MeterState = "warn"
+	}
+	if len(f.Blocks) == 0 {
+		w.Empty = ui.Empty
+	}
+	for i, b := range f.Blocks {
+		w.Blocks = append(w.Blocks, s.blockView(b, lo.heights[i], st.Lang, ui, ph))
+	}
+	if f.Pending != nil {
+		pv := s.blockView(*f.Pending, 0, st.Lang, ui, ph)
+		pv.Anchor = "sheet-pending-" + pv.ID
+		w.Pending = &pv
+	}
+	return w
+}
+
+func (s *Server) blockView(b sim.Block, heightU int, lang string, ui views.UI, ph phrases) views.BlockView {
+	label := b.Label.In(lang)
+	if label == "" {
+		label = ui.Kinds[string(b.Kind)]
+	}
+	v := views.BlockView{
+		ID: b.ID, Anchor: "sheet-" + b.ID, Role: string(b.Role), Kind: string(b.Kind),
+		RoleLabel: ui.Roles[string(b.Role)], KindLabel: ui.Kinds[string(b.Kind)],
+		Label: label, Size: kTokens(b.Tokens), Exact: exact(b.Tokens), HeightU: heightU,
+		Small: heightU < 2*minBlockU, New: b.New, Selected: b.Selected,
+		Content: strings.TrimRight(b.Content, "\n"), Transition: b.ID,
+	}
+	if b.Content != "" {
+		v.Excerpt = fmt.Sprintf("%s (%s)", exact(s.tok.Count(b.Content)), ui.ExcerptCount)
+	}
+	switch {
+	case b.Summary != nil:
+		v.Summary, v.Mechanical = true, b.Summary.Mechanical
+		v.Provenance = b.Summary.Provenance.In(lang)
+	case b.Kind == sim.KindMemory:
+		v.Provenance = ""
+	default:
+		v.Provenance = fmt.Sprintf(ph.authored, kTokens(b.Tokens))
+	}
+	v.Description = fmt.Sprintf("%s · %s · %s · %s", v.RoleLabel, v.KindLabel, label, v.Size)
+	return v
+}
+
+func memoryView(l *scenarios.Lesson, f sim.Frame, ui views.UI, ph phrases) views.MemoryPanel {
+	m := views.MemoryPanel{
+		Enabled: f.MemoryEnabled, Path: l.Memory.Path,
+		HasCopy:   f.MemoryInjected != nil,
+		Changed:   len(f.MemoryNew) > 0 && f.MemoryInjected != nil,
+		FileBadge: ui.Changed, CopyBadge: ui.Snapshot,
+	}
+	for _, line := range f.MemoryFile {
+		m.Lines = append(m.Lines, views.MemoryLine{Text: line, New: m.Changed && contains(f.MemoryNew, line)})
+	}
+	for _, b := range f.Blocks {
+		if b.Kind == sim.KindMemory {
+			m.Note = fmt.Sprintf(ph.memoryCopy, kTokens(b.Tokens), len(f.MemoryInjected))
+		}
+	}
+	if f.Session > 0 && f.MemoryInjected == nil && f.MemoryEnabled && len(f.Blocks) == 0 {
+		// Between sessions the file is what the next session's copy is made
+		// from: give it the next copy's transition name so it slides in.
+		m.Transition = fmt.Sprintf("memory-%d", f.Session+1)
+	}
+	return m
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+func narrationView(l *scenarios.Lesson, st State, frames []sim.Frame, ui views.UI, ph phrases) views.Narration {
+	f := frames[st.Step-1]
+	sec, _ := l.Section(st.Lang, f.Narration...)
+	n := views.Narration{
+		Headline: fillHeadline(sec.Headline, l, st.Policy, f),
+		Body:     sec.Body,
+		Kicker:   fmt.Sprintf(ph.kicker, st.Step, len(frames)),
+	}
+	if f.Session > 0 && len(f.Blocks) > 0 {
+		n.Kicker += " · " + fmt.Sprintf(ph.session, f.Session)
+	} else if len(f.Blocks) == 0 {
+		n.Kicker += " · " + ph.between
+	}
+	n.Changes = changesOf(l, st, f, ph)
+	return n
+}
+
+// fillHeadline replaces the {placeholders} of a narration headline with the
+// frame's figures.
+func fillHeadline(h string, l *scenarios.Lesson, p sim.Policy, f sim.Frame) string {
+	threshold := l.ThresholdTokens(p.ThresholdPercent)
+	pairs := []string{
+		"{total}", kTokens(f.Total), "{window}", kLimit(l.Window),
+		"{threshold}", kTokens(threshold), "{pct}", fmt.Sprintf("%d%%", p.ThresholdPercent),
+	}
+	if c := f.Compaction; c != nil {
+		pairs = append(pairs, "{before}", kTokens(c.Before), "{after}", kTokens(c.After),
+			"{count}", fmt.Sprint(c.Count), "{summary}", kTokens(c.Summary))
+	}
+	return strings.NewReplacer(pairs...).Replace(h)
+}
+
+// changesOf lists what changed in f, computed from its events and blocks.
+func changesOf(l *scenarios.Lesson, st State, f sim.Frame, ph phrases) []string {
+	var out []string
+	threshold := l.ThresholdTokens(st.Policy.ThresholdPercent)
+	for _, e := range f.Events {
+		switch e.Type {
+		case sim.EventSessionStart:
+			var parts []string
+			for _, b := range f.Blocks {
+				parts = append(parts, b.Label.In(st.Lang)+" "+kTokens(b.Tokens))
+			}
+			out = append(out, fmt.Sprintf(ph.sessionStart, f.Session, strings.Join(parts, " + ")))
+		case sim.EventMessage:
+			for _, b := range f.Blocks {
+				if b.ID == e.Block {
+					out = append(out, fmt.Sprintf(ph.added, kTokens(b.Tokens), b.Label.In(st.Lang)))
+				}
+			}
+		case sim.EventMemoryWrite:
+			out = append(out, fmt.Sprintf(ph.memWrite, strings.TrimPrefix(e.Line, "- "), kTokens(f.Total)))
+		case sim.EventMemoryOff:
+			out = append(out, fmt.Sprintf(ph.memOff, strings.TrimPrefix(e.Line, "- ")))
+		case sim.EventThresholdCrossed:
+			out = append(out, fmt.Sprintf(ph.crossed, kTokens(e.Tokens), kTokens(threshold), fmt.Sprintf("%d%%", st.Policy.ThresholdPercent)))
+		case sim.EventRangeSelected:
+			out = append(out, fmt.Sprintf(ph.selected, f.Compaction.Count, kTokens(e.Tokens)))
+		case sim.EventSummary:
+			if f.Compaction.Mechanical {
+				out = append(out, fmt.Sprintf(ph.mechanical, kTokens(e.Tokens)))
+			} else {
+				out = append(out, fmt.Sprintf(ph.summary, kTokens(e.Tokens), st.Policy.Recording))
+			}
+		case sim.EventCompaction:
+			c := f.Compaction
+			out = append(out, fmt.Sprintf(ph.replaced, c.Count, kTokens(c.Summary), kTokens(c.Before), kTokens(c.After)))
+		case sim.EventHeavyTail:
+			out = append(out, fmt.Sprintf(ph.heavyTail, kTokens(e.Tokens), kTokens(threshold)))
+		case sim.EventOverflow:
+			out = append(out, fmt.Sprintf(ph.overflow, e.Reason, kTokens(e.Tokens), kLimit(l.Window)))
+		case sim.EventSessionEnd:
+			out = append(out, fmt.Sprintf(ph.sessionEnd, kTokens(e.Tokens)))
+		case sim.EventLookup:
+			label := factLabel(l, e.Fact, st.Lang)
+			if e.Found != nil && *e.Found {
+				out = append(out, fmt.Sprintf(ph.found, label))
+			} else {
+				out = append(out, fmt.Sprintf(ph.missing, label))
+			}
+		case sim.EventCompactionSkipped:
+			out = append(out, fmt.Sprintf(ph.skipped, e.Reason))
+		}
+	}
+	return out
+}
+
+func factLabel(l *scenarios.Lesson, id, lang string) string {
+	for _, f := range l.Facts {
+		if f.ID == id {
+			return f.Label.In(lang)
+		}
+	}
+	return id
+}
