@@ -8,7 +8,8 @@ import (
 
 // compact replaces everything between the header and the recent tail with one
 // summary, showing it as four frames: crossed, selected, summary, replaced.
-func (r *run) compact() {
+// emergency marks a compaction forced by the window, not the threshold.
+func (r *run) compact(emergency bool) {
 	n := len(r.msgs) - r.l.TailMessages
 	if n <= 0 {
 		r.event(Event{Type: EventCompactionSkipped, Tokens: r.total(), Reason: "no messages between the header and the recent tail"})
@@ -27,13 +28,19 @@ func (r *run) compact() {
 		c.RangeIDs = append(c.RangeIDs, b.ID)
 		c.Resummarize = c.Resummarize || b.Kind == KindSummary
 	}
+	c.Emergency = emergency
 	var vs []string
 	if c.Resummarize {
 		vs = append(vs, "resummarize")
 	}
-
-	r.event(Event{Type: EventThresholdCrossed, Tokens: c.Before})
-	r.compactionFrame(FrameCrossed, "crossed", nil, c, nil)
+	crossed := Event{Type: EventThresholdCrossed, Tokens: c.Before}
+	var cvs []string
+	if emergency {
+		crossed.Reason = "the request would exceed the window"
+		cvs = []string{"emergency"}
+	}
+	r.event(crossed)
+	r.compactionFrame(FrameCrossed, "crossed", cvs, c, nil)
 
 	r.event(Event{Type: EventRangeSelected, Tokens: c.RangeTokens})
 	r.compactionFrame(FrameSelected, "selected", vs, c, c.RangeIDs)

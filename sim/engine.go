@@ -12,7 +12,7 @@ func Run(l *Lesson, p Policy, tok Tokenizer) ([]Frame, error) {
 	if err := p.Validate(); err != nil {
 		return nil, err
 	}
-	r := &run{l: l, p: p, tok: tok, threshold: l.ThresholdTokens(p.ThresholdPercent)}
+	r := &run{l: l, p: p, tok: tok, threshold: l.ThresholdTokens(p.ThresholdPercent), prevIDs: map[string]bool{}}
 	if p.Memory {
 		r.file = slices.Clone(l.Memory.Lines)
 		r.fileTokens = l.Memory.Tokens
@@ -93,7 +93,7 @@ func (r *run) startSession() {
 		r.injected = slices.Clone(r.file)
 		r.header = append(r.header, Block{
 			ID: fmt.Sprintf("memory-%d", r.session), Role: RoleSystem, Kind: KindMemory,
-			Label: Text{"en": r.l.Memory.Path + " copy", "ja": r.l.Memory.Path + " コピー"},
+			Label:  Text{"en": r.l.Memory.Path + " copy", "ja": r.l.Memory.Path + " コピー"},
 			Tokens: r.fileTokens, Content: strings.Join(r.injected, "\n"),
 		})
 	} else {
@@ -246,7 +246,12 @@ func (r *run) flushPart() {
 // request was refused.
 func (r *run) beforeCall() bool {
 	if r.p.Compaction && !r.breaker && r.total() > r.threshold {
-		r.compact()
+		r.compact(false)
+	}
+	if r.p.Compaction && r.breaker && r.total() > r.l.Window {
+		// The breaker stopped routine compaction, but this request would be
+		// refused: compact once more rather than send it (reactive compaction).
+		r.compact(true)
 	}
 	if t := r.total(); t > r.l.Window {
 		r.flushPart()
@@ -291,7 +296,7 @@ func (r *run) emitKind(kind FrameKind, keys []string) *Frame {
 	ids := make(map[string]bool, len(blocks))
 	for i := range blocks {
 		ids[blocks[i].ID] = true
-		blocks[i].New = r.prevIDs != nil && !r.prevIDs[blocks[i].ID]
+		blocks[i].New = !r.prevIDs[blocks[i].ID]
 	}
 	r.prevIDs = ids
 	f := Frame{

@@ -75,6 +75,7 @@ type Compaction struct {
 	Resummarize  bool // the range holds an earlier summary
 	StillAbove   bool // after > threshold: the heavy tail
 	Mechanical   bool // no recording for this range
+	Emergency    bool // forced by the window after the breaker stopped routine compaction
 	RangeIDs     []string
 	SummaryBlock string
 }

@@ -17,7 +17,7 @@ func fitClass(u int) string {
 	}
 	return "fit-" + strconv.Itoa(u)
 }
-func itoa(i int) string   { return strconv.Itoa(i) }
+func itoa(i int) string { return strconv.Itoa(i) }
 
 func stepLabel(ui UI, cur, total int) string { return fmt.Sprintf(ui.StepOf, cur, total) }
 

@@ -5,8 +5,8 @@ package web
 type phrases struct {
 	added, memWrite, memOff, crossed, selected, summary, mechanical string
 	replaced, heavyTail, overflow, sessionEnd, sessionStart         string
-	found, missing, skipped, authored, memoryCopy, noMemory          string
-	kicker, session, between                                         string
+	found, missing, skipped, authored, memoryCopy, noMemory         string
+	kicker, session, between                                        string
 }
 
 var phrasesEN = phrases{

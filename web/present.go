@@ -77,7 +77,7 @@ func (s *Server) windowView(l *scenarios.Lesson, st State, f sim.Frame, ui views
 		Error:          f.Error,
 		Compacting:     f.Compaction != nil,
 		BracketTopU:    lo.selTop, BracketU: lo.selU,
-		FitU:           s.fit[l.ID],
+		FitU: s.fit[l.ID],
 	}
 	switch {
 	case f.Total > l.Window || f.Error != "":
