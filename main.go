@@ -57,6 +57,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 
 // newServer loads the built-in lessons and those of dir, if given.
 func newServer(dir string, log *slog.Logger) (*web.Server, error) {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
 	tok, err := tokens.New()
 	if err != nil {
 		return nil, err

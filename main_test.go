@@ -1,0 +1,146 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"io"
+	"io/fs"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"ctxsim/scenarios"
+)
+
+// copyLesson copies the built-in context-memory lesson into dir/id, with
+// its id (and, optionally, one line) changed.
+func copyLesson(t *testing.T, dir, id string, edit func(string) string) {
+	t.Helper()
+	src := scenarios.Builtin()
+	if err := os.MkdirAll(filepath.Join(dir, id), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	entries, err := fs.ReadDir(src, "context-memory")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		b, err := fs.ReadFile(src, "context-memory/"+e.Name())
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := string(b)
+		if e.Name() == "lesson.yaml" {
+			s = strings.Replace(s, "id: context-memory", "id: "+id, 1)
+			s = strings.Replace(s, "order: 1", "order: 9", 1)
+			if edit != nil {
+				s = edit(s)
+			}
+		}
+		if err := os.WriteFile(filepath.Join(dir, id, e.Name()), []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func TestServeExtraLessons(t *testing.T) {
+	dir := t.TempDir()
+	copyLesson(t, dir, "my-lesson", nil)
+	srv, err := newServer(dir, nil)
+	if err != nil {
+		t.Fatalf("newServer(%s) = %v", dir, err)
+	}
+	rec := httpGet(t, srv.Handler(), "/api/lessons")
+	if !strings.Contains(rec, `"id":"my-lesson"`) || !strings.Contains(rec, `"id":"context-memory"`) {
+		t.Errorf("/api/lessons = %s; want both lessons", rec)
+	}
+}
+
+func TestServeMalformedLessons(t *testing.T) {
+	tests := []struct {
+		name string
+		edit func(string) string
+		want []string // in the error
+	}{
+		{"bad type", func(s string) string { return strings.Replace(s, "window: 50000", "window: fifty", 1) },
+			[]string{"bad/lesson.yaml:", "window"}},
+		{"missing tokens", func(s string) string { return strings.Replace(s, "        tokens: 19000\n", "", 1) },
+			[]string{"bad/lesson.yaml:", "tokens"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			copyLesson(t, dir, "bad", tt.edit)
+			_, err := newServer(dir, nil)
+			if err == nil {
+				t.Fatal("newServer accepted a malformed lesson")
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error %q lacks %q", err, w)
+				}
+			}
+		})
+	}
+	if _, err := newServer(t.TempDir(), nil); err == nil || !strings.Contains(err.Error(), "no */lesson.yaml") {
+		t.Errorf("empty lessons dir: err = %v; want 'no */lesson.yaml'", err)
+	}
+	copyDup := t.TempDir()
+	copyLesson(t, copyDup, "context-memory", nil)
+	if _, err := newServer(copyDup, nil); err == nil || !strings.Contains(err.Error(), "defined twice") {
+		t.Errorf("duplicate lesson id: err = %v; want 'defined twice'", err)
+	}
+}
+
+func TestRunServesAndShutsDown(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	pr, pw := io.Pipe()
+	done := make(chan error, 1)
+	go func() { done <- run(ctx, []string{"serve", "-addr", "127.0.0.1:0"}, pw, io.Discard) }()
+	line, err := bufio.NewReader(pr).ReadString('\n')
+	if err != nil {
+		t.Fatalf("read start-up line: %v", err)
+	}
+	go io.Copy(io.Discard, pr)
+	url := strings.TrimSpace(line[strings.Index(line, "http://"):])
+	resp, err := http.Get(url + "healthz")
+	if err != nil {
+		t.Fatalf("GET healthz: %v", err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != 200 {
+		t.Fatalf("GET healthz = %d", resp.StatusCode)
+	}
+	cancel() // what SIGINT/SIGTERM do through signal.NotifyContext
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("run after cancel = %v; want nil (graceful shutdown)", err)
+		}
+	case <-time.After(15 * time.Second):
+		t.Fatal("run did not return after its context was cancelled")
+	}
+	if _, err := http.Get(url + "healthz"); err == nil {
+		t.Error("server still answers after shutdown")
+	}
+}
+
+func TestRunUsage(t *testing.T) {
+	if err := run(context.Background(), nil, io.Discard, io.Discard); err == nil || !strings.Contains(err.Error(), "usage") {
+		t.Errorf("run() = %v; want usage error", err)
+	}
+	if err := run(context.Background(), []string{"serve", "-addr", "bad::addr::"}, io.Discard, io.Discard); err == nil {
+		t.Error("run with a bad address succeeded")
+	}
+}
+
+func httpGet(t *testing.T, h http.Handler, path string) string {
+	t.Helper()
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, path, nil))
+	return rec.Body.String()
+}
