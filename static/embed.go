@@ -7,7 +7,7 @@ import (
 	"io/fs"
 )
 
-//go:embed *.css *.js
+//go:embed *.css *.js *.svg
 var files embed.FS
 
 // FS returns the static files.

@@ -33,6 +33,7 @@ type UI struct {
 	Provenance   string
 	TraceSize    string
 	ExcerptCount string
+	ExcerptShort string // format: excerpt token count on a block
 	TokensNote   string
 	Close        string
 	Inspect      string
@@ -63,7 +64,7 @@ var uiEN = UI{
 	Changed: "changed on disk", Snapshot: "snapshot from session start", CopyTitle: "Injected copy (in the window)",
 	NoCopy:     "No copy in the window.",
 	Summarizer: "Summarizer output", Provenance: "Where this text comes from",
-	TraceSize: "trace size", ExcerptCount: "o200k_base count of the text shown",
+	TraceSize: "trace size", ExcerptCount: "o200k_base count of the text shown", ExcerptShort: "text shown: %s tokens (o200k_base)",
 	TokensNote: "Block sizes are fixed values from the lesson's trace; the text shown is an excerpt, so its own token count is smaller.",
 	Close:      "Close", Inspect: "Open block", About: "About this lesson", Source: "Source",
 	Simulated:  "Simulated: sizes come from a fixed trace; nothing here calls a model.",
@@ -87,7 +88,7 @@ var uiJA = UI{
 	Changed: "ディスク上で変更", Snapshot: "セッション開始時のスナップショット", CopyTitle: "注入コピー（窓の中）",
 	NoCopy:     "窓にコピーはありません。",
 	Summarizer: "要約器の出力", Provenance: "この文の出所",
-	TraceSize: "トレース上のサイズ", ExcerptCount: "表示中の文の o200k_base token 数",
+	TraceSize: "トレース上のサイズ", ExcerptCount: "表示中の文の o200k_base token 数", ExcerptShort: "表示中の文：%s token（o200k_base）",
 	TokensNote: "ブロックのサイズは教材トレースの固定値です。表示しているのは抜粋なので、その token 数は小さくなります。",
 	Close:      "閉じる", Inspect: "ブロックを開く", About: "このレッスンについて", Source: "出典",
 	Simulated:  "シミュレーションです。サイズは固定トレースの値で、モデルは呼び出しません。",

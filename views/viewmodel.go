@@ -6,6 +6,7 @@ type Assets struct {
 	Scale string // generated stylesheet of height and position classes
 	JS    string
 	Htmx  string
+	Icon  string
 }
 
 // Link is a labelled URL.
@@ -104,26 +105,27 @@ type Window struct {
 
 // BlockView is one block as drawn.
 type BlockView struct {
-	ID          string // block id from the engine
-	Anchor      string // id of its detail sheet
-	Role        string
-	Kind        string
-	RoleLabel   string
-	KindLabel   string
-	Label       string
-	Size        string // "19.0k"
-	Exact       string // "19,000 tokens"
-	HeightU     int
-	Small       bool // label drawn in one compact line
-	New         bool
-	Selected    bool
-	Summary     bool
-	Mechanical  bool
-	Provenance  string
-	Content     string
-	Excerpt     string // "o200k_base count of the text shown: 112 tokens"
-	Transition  string // view-transition-name
-	Description string // text alternative
+	ID           string // block id from the engine
+	Anchor       string // id of its detail sheet
+	Role         string
+	Kind         string
+	RoleLabel    string
+	KindLabel    string
+	Label        string
+	Size         string // "19.0k"
+	Exact        string // "19,000 tokens"
+	HeightU      int
+	Small        bool // label drawn in one compact line
+	New          bool
+	Selected     bool
+	Summary      bool
+	Mechanical   bool
+	Provenance   string
+	Content      string
+	Excerpt      string // "112 (o200k_base count of the text shown)"
+	ExcerptShort string // "excerpt: 112 tokens (o200k_base)", drawn on tall blocks
+	Transition   string // view-transition-name
+	Description  string // text alternative
 }
 
 // MemoryPanel shows MEMORY.md on disk beside the window.

@@ -51,7 +51,7 @@ func buildAssets(lessons []*scenarios.Lesson) (assetSet, error) {
 	for _, f := range []struct {
 		name string
 		dst  *string
-	}{{"app.css", &set.urls.CSS}, {"app.js", &set.urls.JS}, {"htmx.min.js", &set.urls.Htmx}} {
+	}{{"app.css", &set.urls.CSS}, {"app.js", &set.urls.JS}, {"htmx.min.js", &set.urls.Htmx}, {"favicon.svg", &set.urls.Icon}} {
 		b, err := read(f.name)
 		if err != nil {
 			return set, err

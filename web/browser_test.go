@@ -18,7 +18,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/cdproto/log"
 	"github.com/chromedp/cdproto/network"
@@ -37,6 +36,11 @@ const (
 	cmOverflow = "compaction-off.memory-on.threshold-92.rec-1"
 	cmSteps    = 14
 	cmWindow   = 50000
+
+	// cmMinU is the specified minimum block height in thousandths of the
+	// window (web/scale.go's minBlockU), spelled out so that a change to
+	// the product constant shows up here.
+	cmMinU = 36
 )
 
 // cmURL is the path of a state of the context-memory lesson.
@@ -50,8 +54,8 @@ var cmMeters = []string{
 	"27.2k / 50k", "27.8k / 50k", "28.3k / 50k", "28.6k / 50k", "0.0k / 50k", "4.1k / 50k", "4.3k / 50k",
 }
 
-// tab is one chromium tab on a loopback ctxsim server.
-type tab struct {
+// chromeTab is one chromium chromeTab on a loopback ctxsim server.
+type chromeTab struct {
 	t    *testing.T
 	ctx  context.Context
 	base string
@@ -72,7 +76,7 @@ func chromiumPath(t *testing.T) string {
 // browser starts a ctxsim server and a fresh chromium (own profile, so no
 // cookie or history cache is shared between tests) with a width×height
 // window, scripts on or off.
-func browser(t *testing.T, width, height int, js bool) *tab {
+func browser(t *testing.T, width, height int, js bool) *chromeTab {
 	t.Helper()
 	exe := chromiumPath(t)
 	ts := startHTTP(t, newTestServer(t))
@@ -105,7 +109,10 @@ func browser(t *testing.T, width, height int, js bool) *tab {
 	}
 	ctx, cancel := context.WithTimeout(bctx, browserTestTimeout)
 	t.Cleanup(cancel)
-	b := &tab{t: t, ctx: ctx, base: ts.URL}
+	b := &chromeTab{t: t, ctx: ctx, base: ts.URL}
+	// Headless chromium's --window-size includes window decorations (1440×900
+	// gives a 1440×757 viewport): emulate the viewport size exactly.
+	b.do("set viewport", chromedp.EmulateViewport(int64(width), int64(height)))
 	if !js {
 		if _, err := chromedp.Call(ctx, emulation.SetScriptExecutionDisabled, emulation.SetScriptExecutionDisabledParams{Value: true}); err != nil {
 			t.Fatalf("disable scripts: %v", err)
@@ -115,7 +122,7 @@ func browser(t *testing.T, width, height int, js bool) *tab {
 }
 
 // do runs actions with a per-call deadline.
-func (b *tab) do(what string, actions ...chromedp.Action[chromedp.Void]) {
+func (b *chromeTab) do(what string, actions ...chromedp.Action[chromedp.Void]) {
 	b.t.Helper()
 	ctx, cancel := context.WithTimeout(b.ctx, browserWait)
 	defer cancel()
@@ -125,34 +132,37 @@ func (b *tab) do(what string, actions ...chromedp.Action[chromedp.Void]) {
 }
 
 // open loads a path of the test server and waits for the load event.
-func (b *tab) open(path string) {
+func (b *chromeTab) open(path string) {
 	b.t.Helper()
 	b.do("open "+path, chromedp.Navigate(b.base+path))
 }
 
-func (b *tab) key(k string)          { b.t.Helper(); b.do("key", chromedp.KeyEvent(k)) }
-func (b *tab) click(sel string)      { b.t.Helper(); b.do("click "+sel, chromedp.Click(chromedp.CSS(sel))) }
-func (b *tab) clickID(testid string) { b.t.Helper(); b.click(byTestID(testid)) }
+func (b *chromeTab) key(k string) { b.t.Helper(); b.do("key", chromedp.KeyEvent(k)) }
+func (b *chromeTab) click(sel string) {
+	b.t.Helper()
+	b.do("click "+sel, chromedp.Click(chromedp.CSS(sel)))
+}
+func (b *chromeTab) clickID(testid string) { b.t.Helper(); b.click(tid(testid)) }
 
-func byTestID(id string) string { return fmt.Sprintf("[data-testid=%q]", id) }
+func tid(id string) string { return fmt.Sprintf("[data-testid=%q]", id) }
 
-// jsString quotes s as a JavaScript string literal.
-func jsString(s string) string {
+// jsQuote quotes s as a JavaScript string literal.
+func jsQuote(s string) string {
 	q, _ := json.Marshal(s)
 	return string(q)
 }
 
-// evalJS evaluates a JavaScript expression once and decodes its value.
-func evalJS[T any](b *tab, expr string) (T, error) {
+// evalIn evaluates a JavaScript expression once and decodes its value.
+func evalIn[T any](b *chromeTab, expr string) (T, error) {
 	ctx, cancel := context.WithTimeout(b.ctx, browserCall)
 	defer cancel()
 	return chromedp.Run(ctx, chromedp.Evaluate[T](expr))
 }
 
-// mustJS evaluates a JavaScript expression and fails the test on an error.
-func mustJS[T any](b *tab, expr string) T {
+// mustEval evaluates a JavaScript expression and fails the test on an error.
+func mustEval[T any](b *chromeTab, expr string) T {
 	b.t.Helper()
-	v, err := evalJS[T](b, expr)
+	v, err := evalIn[T](b, expr)
 	if err != nil {
 		b.t.Fatalf("evaluate %s: %v", expr, err)
 	}
@@ -161,12 +171,12 @@ func mustJS[T any](b *tab, expr string) T {
 
 // pollJS evaluates a string expression every 50 ms until ok accepts its
 // value. Errors (a page in the middle of a navigation) are retried.
-func (b *tab) pollJS(expr string, ok func(string) bool) (string, error) {
+func (b *chromeTab) pollJS(expr string, ok func(string) bool) (string, error) {
 	deadline := time.Now().Add(browserWait)
 	var last string
 	var lastErr error
 	for {
-		v, err := evalJS[string](b, expr)
+		v, err := evalIn[string](b, expr)
 		if err == nil {
 			last, lastErr = v, nil
 			if ok(v) {
@@ -186,80 +196,94 @@ func (b *tab) pollJS(expr string, ok func(string) bool) (string, error) {
 }
 
 // waitJS waits until the string expression equals want.
-func (b *tab) waitJS(what, expr, want string) {
+func (b *chromeTab) waitJS(what, expr, want string) {
 	b.t.Helper()
 	if got, err := b.pollJS(expr, func(s string) bool { return s == want }); err != nil {
 		b.t.Fatalf("%s: want %q, last value %q (%v)", what, want, got, err)
 	}
 }
 
-// text is the trimmed text content of the first element matching sel, or
-// "<none>" when there is none.
-func textExpr(sel string) string {
-	return fmt.Sprintf(`(document.querySelector(%s)?.textContent ?? "<none>").trim()`, jsString(sel))
+// jsText is an expression for the trimmed text content of the first element
+// matching sel, or "<none>" when there is none.
+func jsText(sel string) string {
+	return fmt.Sprintf(`(document.querySelector(%s)?.textContent ?? "<none>").trim()`, jsQuote(sel))
 }
 
-func (b *tab) text(sel string) string {
+func (b *chromeTab) text(sel string) string {
 	b.t.Helper()
-	return mustJS[string](b, textExpr(sel))
+	return mustEval[string](b, jsText(sel))
 }
 
-func (b *tab) exists(sel string) bool {
+func (b *chromeTab) exists(sel string) bool {
 	b.t.Helper()
-	return mustJS[bool](b, fmt.Sprintf(`document.querySelector(%s) !== null`, jsString(sel)))
+	return mustEval[bool](b, fmt.Sprintf(`document.querySelector(%s) !== null`, jsQuote(sel)))
 }
 
-func (b *tab) path() string {
+func (b *chromeTab) path() string {
 	b.t.Helper()
-	return mustJS[string](b, `location.pathname`)
+	return mustEval[string](b, `location.pathname`)
 }
 
 // waitStep waits until the step label reads "Step n of total" (English).
-func (b *tab) waitStep(n, total int) {
+func (b *chromeTab) waitStep(n, total int) {
 	b.t.Helper()
 	want := fmt.Sprintf("Step %d of %d", n, total)
-	got, err := b.pollJS(textExpr(byTestID("step-label")), func(s string) bool {
+	got, err := b.pollJS(jsText(tid("step-label")), func(s string) bool {
 		return s == want || strings.HasPrefix(s, want+" ")
 	})
 	if err != nil {
 		b.t.Fatalf("step label: want %q, last value %q (%v)", want, got, err)
 	}
+	b.waitSettled()
+}
+
+// htmxSettledJS is true when htmx has no request, swap or settle in progress
+// and no View Transition is running. htmx makes the links of swapped-in
+// content boosted only when it settles (a key pressed before that follows
+// the link as a plain, full navigation), and while a View Transition runs
+// the page gets no pointer events (a click is lost).
+const htmxSettledJS = `String(document.querySelector(".htmx-request, .htmx-swapping, .htmx-settling, .htmx-added") === null && !document.activeViewTransition)`
+
+// waitSettled waits until htmx is idle (at once when scripts are off).
+func (b *chromeTab) waitSettled() {
+	b.t.Helper()
+	b.waitJS("htmx settled", htmxSettledJS, "true")
 }
 
 // waitPath waits until location.pathname is want.
-func (b *tab) waitPath(want string) {
+func (b *chromeTab) waitPath(want string) {
 	b.t.Helper()
 	b.waitJS("location.pathname", `location.pathname`, want)
 }
 
 // waitMeter waits until the meter reads want.
-func (b *tab) waitMeter(want string) {
+func (b *chromeTab) waitMeter(want string) {
 	b.t.Helper()
-	b.waitJS("meter", textExpr(byTestID("meter")), want)
+	b.waitJS("meter", jsText(tid("meter")), want)
 }
 
 // blockIDs lists data-id of the blocks matching sel, in document order.
-func (b *tab) blockIDs(sel string) []string {
+func (b *chromeTab) blockIDs(sel string) []string {
 	b.t.Helper()
-	return mustJS[[]string](b, fmt.Sprintf(`[...document.querySelectorAll(%s)].map(a => a.dataset.id)`, jsString(sel)))
+	return mustEval[[]string](b, fmt.Sprintf(`[...document.querySelectorAll(%s)].map(a => a.dataset.id)`, jsQuote(sel)))
 }
 
 func TestBrowserKeyboardSteps(t *testing.T) {
 	b := browser(t, 1440, 900, true)
 	b.open(cmURL("en", cmPolicy, 1))
 	b.waitStep(1, cmSteps)
-	if got := b.text(byTestID("meter")); got != cmMeters[0] {
+	if got := b.text(tid("meter")); got != cmMeters[0] {
 		t.Fatalf("step 1 meter = %q, want %q", got, cmMeters[0])
 	}
 	// A marker on window survives only if no step reloads the document:
 	// with scripts on, htmx swaps #app and pushes the URL.
-	mustJS[bool](b, `(window.__ctxsimNoReload = true)`)
+	mustEval[bool](b, `(window.__ctxsimNoReload = true)`)
 
 	for n := 2; n <= cmSteps; n++ {
 		b.key(kb.ArrowRight)
 		b.waitStep(n, cmSteps)
 		b.waitPath(cmURL("en", cmPolicy, n))
-		if got := b.text(byTestID("meter")); got != cmMeters[n-1] {
+		if got := b.text(tid("meter")); got != cmMeters[n-1] {
 			t.Errorf("step %d: meter = %q, want %q", n, got, cmMeters[n-1])
 		}
 		switch n {
@@ -270,7 +294,7 @@ func TestBrowserKeyboardSteps(t *testing.T) {
 			if !b.exists(`[data-testid=memory-file] [data-testid=memory-copy] [data-testid=badge-snapshot]`) {
 				t.Errorf("step 4: the injected copy has no badge-snapshot")
 			}
-			lines := mustJS[[]string](b, `[...document.querySelectorAll('[data-testid=memory-new-line]')].map(li => li.textContent.trim() + " | " + getComputedStyle(li).backgroundColor)`)
+			lines := mustEval[[]string](b, `[...document.querySelectorAll('[data-testid=memory-new-line]')].map(li => li.textContent.trim() + " | " + getComputedStyle(li).backgroundColor)`)
 			found := false
 			for _, l := range lines {
 				txt, bg, _ := strings.Cut(l, " | ")
@@ -289,12 +313,12 @@ func TestBrowserKeyboardSteps(t *testing.T) {
 			if got := b.blockIDs(`li.blk.is-selected [data-testid=block]`); !slices.Equal(got, want) {
 				t.Errorf("step 6: selected blocks = %q, want %q", got, want)
 			}
-			if h := mustJS[float64](b, `document.querySelector('[data-testid=range-bracket]')?.getBoundingClientRect().height ?? -1`); h <= 0 {
+			if h := mustEval[float64](b, `document.querySelector('[data-testid=range-bracket]')?.getBoundingClientRect().height ?? -1`); h <= 0 {
 				t.Errorf("step 6: range-bracket missing or flat (height %v)", h)
 			}
 		case 8:
 			want := []string{"system", "memory-1", "s92", "m-bash", "m-log"}
-			if got := b.blockIDs(byTestID("block")); !slices.Equal(got, want) {
+			if got := b.blockIDs(tid("block")); !slices.Equal(got, want) {
 				t.Errorf("step 8: blocks = %q, want %q", got, want)
 			}
 		}
@@ -307,29 +331,31 @@ func TestBrowserKeyboardSteps(t *testing.T) {
 	b.waitStep(cmSteps-1, cmSteps)
 	b.waitPath(cmURL("en", cmPolicy, cmSteps-1))
 	b.waitMeter(cmMeters[cmSteps-2])
-	if !mustJS[bool](b, `window.__ctxsimNoReload === true`) {
+	if !mustEval[bool](b, `window.__ctxsimNoReload === true`) {
 		t.Errorf("a step reloaded the whole document: htmx boosting is not in effect")
 	}
 }
 
-// geometry is what TestBrowserBlockHeights measures in one frame.
-type geometry struct {
+// windowGeometry is what TestBrowserBlockHeights measures in one frame.
+type windowGeometry struct {
 	InnerW   float64      `json:"innerW"`
 	InnerH   float64      `json:"innerH"`
 	ColH     float64      `json:"colH"`
 	BoxTop   float64      `json:"boxTop"`
 	BoxWidth float64      `json:"boxWidth"`
+	BoxBot   float64      `json:"boxBottom"`
+	BarTop   float64      `json:"barTop"`
 	ThrTop   *float64     `json:"thrTop"`
-	Overflow *blockRect   `json:"overflow"`
-	Blocks   []blockShape `json:"blocks"`
+	Overflow *pxRect      `json:"overflow"`
+	Blocks   []drawnBlock `json:"blocks"`
 }
 
-type blockRect struct {
+type pxRect struct {
 	Top    float64 `json:"top"`
 	Height float64 `json:"height"`
 }
 
-type blockShape struct {
+type drawnBlock struct {
 	ID     string  `json:"id"`
 	Tokens string  `json:"tokens"`
 	U      string  `json:"u"`
@@ -337,10 +363,10 @@ type blockShape struct {
 	Height float64 `json:"height"`
 }
 
-// geometryJS measures the window. --col-h is an unresolved clamp()
+// windowGeometryJS measures the window. --col-h is an unresolved clamp()
 // expression to getComputedStyle, so a hidden probe of class h-1000 (1000 u,
 // the whole window) inside #app gives it in pixels.
-const geometryJS = `(() => {
+const windowGeometryJS = `(() => {
   const app = document.getElementById("app");
   const probe = document.createElement("div");
   probe.className = "h-1000";
@@ -354,7 +380,8 @@ const geometryJS = `(() => {
   const thr = document.querySelector("[data-testid=threshold-line]");
   return {
     innerW: innerWidth, innerH: innerHeight, colH: colH,
-    boxTop: box.top, boxWidth: box.width,
+    boxTop: box.top, boxWidth: box.width, boxBottom: box.bottom,
+    barTop: document.querySelector(".stepbar").getBoundingClientRect().top,
     thrTop: thr ? thr.getBoundingClientRect().top : null,
     overflow: rect(document.querySelector("[data-testid=overflow]")),
     blocks: [...document.querySelectorAll("[data-testid=block]")].map(a => {
@@ -364,11 +391,11 @@ const geometryJS = `(() => {
   };
 })()`
 
-// unitsOf is the drawn height of a block of n tokens in thousandths of the
+// tokenUnits is the drawn height of a block of n tokens in thousandths of the
 // window, before the minimum: round(n*1000/window).
-func unitsOf(n int) int { return int(math.Floor(float64(n)*1000/cmWindow + 0.5)) }
+func tokenUnits(n int) int { return int(math.Floor(float64(n)*1000/cmWindow + 0.5)) }
 
-func parseTokens(t *testing.T, s string) int {
+func parseDataTokens(t *testing.T, s string) int {
 	t.Helper()
 	n, err := strconv.Atoi(strings.ReplaceAll(s, ",", ""))
 	if err != nil || !regexp.MustCompile(`^\d{1,3}(,\d{3})*$`).MatchString(s) {
@@ -377,9 +404,9 @@ func parseTokens(t *testing.T, s string) int {
 	return n
 }
 
-// checkHeights asserts that every block is drawn to scale, no block under
+// checkDrawnHeights asserts that every block is drawn to scale, no block under
 // the minimum, and returns the token counts of the blocks.
-func checkHeights(t *testing.T, name string, g geometry) []int {
+func checkDrawnHeights(t *testing.T, name string, g windowGeometry) []int {
 	t.Helper()
 	if g.ColH < 240-0.5 || g.ColH > 720+0.5 {
 		t.Errorf("%s: --col-h = %.2f px, outside the stylesheet's clamp(240px, …, 720px)", name, g.ColH)
@@ -388,17 +415,17 @@ func checkHeights(t *testing.T, name string, g geometry) []int {
 		t.Fatalf("%s: no blocks drawn", name)
 	}
 	perU := g.ColH / 1000
-	minH := perU*minBlockU - 1
+	minH := perU*cmMinU - 1
 	tokens := make([]int, len(g.Blocks))
 	big := map[int]float64{}
 	for i, bl := range g.Blocks {
-		n := parseTokens(t, bl.Tokens)
+		n := parseDataTokens(t, bl.Tokens)
 		tokens[i] = n
-		u := unitsOf(n)
-		if du, err := strconv.Atoi(bl.U); err != nil || du != max(minBlockU, u) {
-			t.Errorf("%s: block %s (%d tokens): data-u = %q, want %d", name, bl.ID, n, bl.U, max(minBlockU, u))
+		u := tokenUnits(n)
+		if du, err := strconv.Atoi(bl.U); err != nil || du != max(cmMinU, u) {
+			t.Errorf("%s: block %s (%d tokens): data-u = %q, want %d", name, bl.ID, n, bl.U, max(cmMinU, u))
 		}
-		if u >= minBlockU {
+		if u >= cmMinU {
 			if want := perU * float64(u); math.Abs(bl.Height-want) > 1 {
 				t.Errorf("%s: block %s (%d tokens, %d u): height %.2f px, want %.2f ± 1 px", name, bl.ID, n, u, bl.Height, want)
 			}
@@ -414,9 +441,9 @@ func checkHeights(t *testing.T, name string, g geometry) []int {
 	h22, ok2 := big[22100]
 	if !ok1 || !ok2 {
 		t.Errorf("%s: want blocks of 19,000 and 22,100 tokens, have %v", name, tokens)
-	} else if want := h19 * float64(unitsOf(22100)) / float64(unitsOf(19000)); math.Abs(h22-want) > 1 {
+	} else if want := h19 * float64(tokenUnits(22100)) / float64(tokenUnits(19000)); math.Abs(h22-want) > 1 {
 		t.Errorf("%s: 22,100-token block %.2f px vs 19,000-token block %.2f px: ratio %.4f, want %d/%d (%.2f ± 1 px)",
-			name, h22, h19, h22/h19, unitsOf(22100), unitsOf(19000), want)
+			name, h22, h19, h22/h19, tokenUnits(22100), tokenUnits(19000), want)
 	}
 	// The blocks are stacked with no gap.
 	for i := 1; i < len(g.Blocks); i++ {
@@ -427,9 +454,9 @@ func checkHeights(t *testing.T, name string, g geometry) []int {
 	return tokens
 }
 
-// blockAt returns the index of the block that holds the n-th token, and how
+// blockHolding returns the index of the block that holds the n-th token, and how
 // many tokens come before that block.
-func blockAt(tokens []int, n int) (int, int) {
+func blockHolding(tokens []int, n int) (int, int) {
 	seen := 0
 	for i, k := range tokens {
 		if n <= seen+k {
@@ -440,9 +467,9 @@ func blockAt(tokens []int, n int) (int, int) {
 	return -1, seen
 }
 
-func (b *tab) geometry() geometry {
+func (b *chromeTab) measure() windowGeometry {
 	b.t.Helper()
-	return mustJS[geometry](b, geometryJS)
+	return mustEval[windowGeometry](b, windowGeometryJS)
 }
 
 func TestBrowserBlockHeights(t *testing.T) {
@@ -453,24 +480,26 @@ func TestBrowserBlockHeights(t *testing.T) {
 			// Step 4: 47.9k in a 50k window, past the 92% threshold.
 			b.open(cmURL("en", cmPolicy, 4))
 			b.waitStep(4, cmSteps)
-			g := b.geometry()
+			g := b.measure()
 			if int(g.InnerW) != size.w || int(g.InnerH) != size.h {
 				t.Fatalf("viewport %vx%v, want %dx%d", g.InnerW, g.InnerH, size.w, size.h)
 			}
 			if g.BoxWidth <= 0 {
 				t.Fatalf("step 4: window box has width %v", g.BoxWidth)
 			}
-			tokens := checkHeights(t, "step 4", g)
+			tokens := checkDrawnHeights(t, "step 4", g)
 			if g.ThrTop == nil {
 				t.Fatalf("step 4: no threshold line")
 			}
 			threshold := cmWindow * 92 / 100
-			i, before := blockAt(tokens, threshold)
+			i, before := blockHolding(tokens, threshold)
 			if i < 0 {
 				t.Fatalf("step 4: the stack (%v tokens) does not reach the threshold %d", tokens, threshold)
 			}
 			bl := g.Blocks[i]
 			thr := *g.ThrTop
+			t.Logf("viewport %vx%v: --col-h %.2f px, box width %.1f px; threshold line %.2f px below the box top, in block %s [%.2f, %.2f]",
+				g.InnerW, g.InnerH, g.ColH, g.BoxWidth, thr-g.BoxTop, bl.ID, bl.Top-g.BoxTop, bl.Top+bl.Height-g.BoxTop)
 			if thr < bl.Top || thr > bl.Top+bl.Height {
 				t.Errorf("step 4: threshold line at %.2f px (box top %.2f) is not inside block %s [%.2f, %.2f] that holds token %d",
 					thr, g.BoxTop, bl.ID, bl.Top, bl.Top+bl.Height, threshold)
@@ -484,15 +513,15 @@ func TestBrowserBlockHeights(t *testing.T) {
 
 			// Compaction off, step 8: 53.5k overflows the 50k window.
 			b.open(cmURL("en", cmOverflow, 8))
-			b.waitStep(8, mustAtoi(t, stepTotal(b)))
-			if got := b.text(byTestID("meter")); got != "53.5k / 50k" {
+			b.waitStep(8, atoiOrFatal(t, readStepTotal(b)))
+			if got := b.text(tid("meter")); got != "53.5k / 50k" {
 				t.Errorf("overflow frame: meter = %q, want %q", got, "53.5k / 50k")
 			}
-			if got := b.text(byTestID("error-code")); got != "context_length_exceeded" {
+			if got := b.text(tid("error-code")); got != "context_length_exceeded" {
 				t.Errorf("overflow frame: error-code = %q, want %q", got, "context_length_exceeded")
 			}
-			g = b.geometry()
-			tokens = checkHeights(t, "overflow frame", g)
+			g = b.measure()
+			tokens = checkDrawnHeights(t, "overflow frame", g)
 			if g.Overflow == nil || g.Overflow.Height <= 0 {
 				t.Fatalf("overflow frame: [data-testid=overflow] missing or flat: %+v", g.Overflow)
 			}
@@ -503,7 +532,12 @@ func TestBrowserBlockHeights(t *testing.T) {
 			if end := g.Overflow.Top + g.Overflow.Height; math.Abs(end-(last.Top+last.Height)) > 1.5 {
 				t.Errorf("overflow frame: overflow ends at %.2f px, the stack at %.2f px", end, last.Top+last.Height)
 			}
-			if i, _ := blockAt(tokens, cmWindow); i < 0 {
+			// The drawing scale fits the lesson's tallest box (this one) into
+			// the viewport: nothing of it hides behind the sticky step bar.
+			if g.BoxBot > g.BarTop+1 || g.BoxBot > g.InnerH {
+				t.Errorf("overflow frame: window box ends at %.2f px, below the step bar (%.2f px) or the viewport (%v px)", g.BoxBot, g.BarTop, g.InnerH)
+			}
+			if i, _ := blockHolding(tokens, cmWindow); i < 0 {
 				t.Errorf("overflow frame: the stack (%v tokens) does not pass the limit", tokens)
 			} else if e := g.Overflow.Top; e < g.Blocks[i].Top-1 || e > g.Blocks[i].Top+g.Blocks[i].Height+1 {
 				t.Errorf("overflow frame: overflow starts at %.2f px, not inside block %s that holds token %d", e, g.Blocks[i].ID, cmWindow)
@@ -512,10 +546,10 @@ func TestBrowserBlockHeights(t *testing.T) {
 	}
 }
 
-// stepTotal reads the total from the step label ("Step 8 of 10").
-func stepTotal(b *tab) string {
+// readStepTotal reads the total from the step label ("Step 8 of 10").
+func readStepTotal(b *chromeTab) string {
 	b.t.Helper()
-	got, err := b.pollJS(textExpr(byTestID("step-label")), func(s string) bool {
+	got, err := b.pollJS(jsText(tid("step-label")), func(s string) bool {
 		return regexp.MustCompile(`^Step \d+ of \d+`).MatchString(s)
 	})
 	if err != nil {
@@ -524,7 +558,7 @@ func stepTotal(b *tab) string {
 	return regexp.MustCompile(`of (\d+)`).FindStringSubmatch(got)[1]
 }
 
-func mustAtoi(t *testing.T, s string) int {
+func atoiOrFatal(t *testing.T, s string) int {
 	t.Helper()
 	n, err := strconv.Atoi(s)
 	if err != nil {
@@ -552,21 +586,15 @@ func TestBrowserBackButton(t *testing.T) {
 	b.waitMeter("5.3k / 50k")
 }
 
-// back goes one entry back in the tab's history. chromedp.NavigateBack
-// waits for a load event, and a pushState entry restored by htmx fires none,
-// so this sends the same protocol command and lets the caller poll.
-func (b *tab) back() {
+// back runs chromedp.NavigateBack. Its wait for a load event is bounded:
+// an entry that htmx restores from its history cache is a same-document
+// navigation, and a page from the back/forward cache fires no load event,
+// so the caller polls the state the page shows instead.
+func (b *chromeTab) back() {
 	b.t.Helper()
-	ctx, cancel := context.WithTimeout(b.ctx, browserCall)
+	ctx, cancel := context.WithTimeout(b.ctx, 3*time.Second)
 	defer cancel()
-	h, err := chromedp.Call(ctx, page.GetNavigationHistory, cdp.Empty{})
-	if err != nil {
-		b.t.Fatalf("navigation history: %v", err)
-	}
-	if h.CurrentIndex < 1 {
-		b.t.Fatalf("no history entry to go back to (index %d)", h.CurrentIndex)
-	}
-	if _, err := chromedp.Call(ctx, page.NavigateToHistoryEntry, page.NavigateToHistoryEntryParams{EntryID: h.Entries[h.CurrentIndex-1].ID}); err != nil {
+	if err := chromedp.Do(ctx, chromedp.NavigateBack()); err != nil && !errors.Is(err, context.DeadlineExceeded) {
 		b.t.Fatalf("back: %v", err)
 	}
 }
@@ -575,7 +603,7 @@ func TestBrowserNoJavaScript(t *testing.T) {
 	b := browser(t, 1440, 900, false)
 	b.open(cmURL("en", cmPolicy, 1))
 	b.waitStep(1, cmSteps)
-	if got := mustJS[string](b, `typeof htmx`); got != "undefined" {
+	if got := mustEval[string](b, `typeof htmx`); got != "undefined" {
 		t.Fatalf("scripts are not off: typeof htmx = %q", got)
 	}
 
@@ -602,8 +630,8 @@ func TestBrowserNoJavaScript(t *testing.T) {
 	if !regexp.MustCompile(`^/en/context-memory/compaction-off\.memory-on\.threshold-92\.rec-1/\d+$`).MatchString(got) {
 		t.Errorf("mode-compaction-off: path %q", got)
 	}
-	stepTotal(b) // the page renders a step label
-	if got := mustJS[string](b, `document.querySelector('[data-testid="mode-compaction-off"]')?.getAttribute("aria-current") ?? ""`); got != "true" {
+	readStepTotal(b) // the page renders a step label
+	if got := mustEval[string](b, `document.querySelector('[data-testid="mode-compaction-off"]')?.getAttribute("aria-current") ?? ""`); got != "true" {
 		t.Errorf("after switching: mode-compaction-off aria-current = %q, want \"true\"", got)
 	}
 }
@@ -619,23 +647,33 @@ func TestBrowserLanguage(t *testing.T) {
 		t.Fatalf("set Accept-Language: %v", err)
 	}
 	b.open("/")
-	if got := mustJS[string](b, `document.documentElement.lang`); got != "ja" {
+	if got := mustEval[string](b, `document.documentElement.lang`); got != "ja" {
 		t.Fatalf("/ with Accept-Language ja: html lang = %q, want \"ja\"", got)
 	}
 
 	b.open(cmURL("ja", cmPolicy, 5))
-	b.waitJS("html lang", `document.documentElement.lang`, "ja")
+	if got := mustEval[string](b, `document.documentElement.lang`); got != "ja" {
+		t.Fatalf("%s: html lang = %q, want \"ja\"", cmURL("ja", cmPolicy, 5), got)
+	}
+	if got, want := b.text(tid("step-label")), fmt.Sprintf("ステップ 5 / %d", cmSteps); !strings.HasPrefix(got, want) {
+		t.Errorf("Japanese step label = %q, want it to start with %q", got, want)
+	}
 	b.clickID("lang-switch")
 	b.waitPath(cmURL("en", cmPolicy, 5))
-	b.waitStep(5, cmSteps)
-	b.waitJS("html lang after lang-switch", `document.documentElement.lang`, "en")
+	b.waitStep(5, cmSteps) // English label, same step
+	// The page is English now, so the document must say so (screen readers
+	// pick the voice from it), however the page got there.
+	if got := mustEval[string](b, `document.documentElement.lang`); got != "en" {
+		t.Errorf("after lang-switch to %s: html lang = %q, want \"en\" (title %q)",
+			mustEval[string](b, `location.pathname`), got, mustEval[string](b, `document.title`))
+	}
 }
 
 func TestBrowserSheet(t *testing.T) {
 	b := browser(t, 1440, 900, true)
 	b.open(cmURL("en", cmPolicy, 4))
 	b.waitStep(4, cmSteps)
-	if got := mustJS[string](b, `getComputedStyle(document.getElementById("sheet-m-file")).display`); got != "none" {
+	if got := mustEval[string](b, `getComputedStyle(document.getElementById("sheet-m-file")).display`); got != "none" {
 		t.Fatalf("sheet-m-file is shown before the block is clicked (display %s)", got)
 	}
 	b.click(`a[data-testid=block][data-id=m-file]`)
@@ -657,7 +695,7 @@ func TestBrowserSheet(t *testing.T) {
 	if m == "" {
 		t.Fatalf("excerpt-count %q does not start with a number", ex)
 	}
-	if n := mustAtoi(t, strings.ReplaceAll(m, ",", "")); n <= 0 || n >= 19000 {
+	if n := atoiOrFatal(t, strings.ReplaceAll(m, ",", "")); n <= 0 || n >= 19000 {
 		t.Errorf("excerpt-count = %d (%q), want 0 < n < 19000", n, ex)
 	}
 }
@@ -679,7 +717,7 @@ func TestBrowserConsoleAndCSP(t *testing.T) {
 				report("console." + string(ev.Type) + ": " + strings.Join(args, " "))
 			}
 		case *runtime.EventExceptionThrown:
-			report("exception: " + ev.ExceptionDetails.Text + " " + exceptionText(ev.ExceptionDetails))
+			report("exception: " + ev.ExceptionDetails.Text + " " + exceptionDescription(ev.ExceptionDetails))
 		case *log.EventEntryAdded:
 			if ev.Entry.Level == log.EntryLevelError || ev.Entry.Source == log.EntrySourceSecurity {
 				report(fmt.Sprintf("log %s/%s: %s %s", ev.Entry.Source, ev.Entry.Level, ev.Entry.Text, ev.Entry.URL))
@@ -706,7 +744,7 @@ func TestBrowserConsoleAndCSP(t *testing.T) {
 		b.waitPath(cmURL("en", cmPolicy, n))
 	}
 	b.waitMeter("47.9k / 50k")
-	if v := mustJS[[]string](b, `window.__csp`); len(v) > 0 {
+	if v := mustEval[[]string](b, `window.__csp`); len(v) > 0 {
 		t.Errorf("CSP violations: %q", v)
 	}
 	mu.Lock()
@@ -716,11 +754,11 @@ func TestBrowserConsoleAndCSP(t *testing.T) {
 	mu.Unlock()
 
 	// The detector itself works: an inline <style> is a violation.
-	mustJS[bool](b, `(() => { const s = document.createElement("style"); s.textContent = "body{}"; document.head.appendChild(s); return true; })()`)
+	mustEval[bool](b, `(() => { const s = document.createElement("style"); s.textContent = "body{}"; document.head.appendChild(s); return true; })()`)
 	b.waitJS("the probe violation is seen", `String(window.__csp.length > 0)`, "true")
 }
 
-func exceptionText(d *runtime.ExceptionDetails) string {
+func exceptionDescription(d *runtime.ExceptionDetails) string {
 	if d == nil || d.Exception == nil {
 		return ""
 	}

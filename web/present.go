@@ -2,6 +2,7 @@ package web
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 
 	"ctxsim/scenarios"
@@ -112,7 +113,9 @@ func (s *Server) blockView(b sim.Block, heightU int, lang string, ui views.UI, p
 		Content: strings.TrimRight(b.Content, "\n"), Transition: b.ID,
 	}
 	if b.Content != "" {
-		v.Excerpt = fmt.Sprintf("%s (%s)", exact(s.tok.Count(b.Content)), ui.ExcerptCount)
+		n := exact(s.tok.Count(b.Content))
+		v.Excerpt = fmt.Sprintf("%s (%s)", n, ui.ExcerptCount)
+		v.ExcerptShort = fmt.Sprintf(ui.ExcerptShort, n)
 	}
 	switch {
 	case b.Summary != nil:
@@ -124,6 +127,9 @@ func (s *Server) blockView(b sim.Block, heightU int, lang string, ui views.UI, p
 		v.Provenance = fmt.Sprintf(ph.authored, kTokens(b.Tokens))
 	}
 	v.Description = fmt.Sprintf("%s · %s · %s · %s", v.RoleLabel, v.KindLabel, label, v.Size)
+	if v.ExcerptShort != "" {
+		v.Description += " · " + v.ExcerptShort
+	}
 	return v
 }
 
@@ -177,18 +183,34 @@ func narrationView(l *scenarios.Lesson, st State, frames []sim.Frame, ui views.U
 }
 
 // fillHeadline replaces the {placeholders} of a narration headline with the
-// frame's figures.
+// frame's figures, computing only those the headline uses.
 func fillHeadline(h string, l *scenarios.Lesson, p sim.Policy, f sim.Frame) string {
-	threshold := l.ThresholdTokens(p.ThresholdPercent)
-	pairs := []string{
-		"{total}", kTokens(f.Total), "{window}", kLimit(l.Window),
-		"{threshold}", kTokens(threshold), "{pct}", fmt.Sprintf("%d%%", p.ThresholdPercent),
+	if !strings.Contains(h, "{") {
+		return h
 	}
-	if c := f.Compaction; c != nil {
-		pairs = append(pairs, "{before}", kTokens(c.Before), "{after}", kTokens(c.After),
-			"{count}", fmt.Sprint(c.Count), "{summary}", kTokens(c.Summary))
+	c := f.Compaction
+	values := []struct {
+		key   string
+		value func() string
+	}{
+		{"{total}", func() string { return kTokens(f.Total) }},
+		{"{window}", func() string { return kLimit(l.Window) }},
+		{"{threshold}", func() string { return kTokens(l.ThresholdTokens(p.ThresholdPercent)) }},
+		{"{pct}", func() string { return strconv.Itoa(p.ThresholdPercent) + "%" }},
+		{"{before}", func() string { return kTokens(c.Before) }},
+		{"{after}", func() string { return kTokens(c.After) }},
+		{"{count}", func() string { return strconv.Itoa(c.Count) }},
+		{"{summary}", func() string { return kTokens(c.Summary) }},
 	}
-	return strings.NewReplacer(pairs...).Replace(h)
+	for i, v := range values {
+		if i >= 4 && c == nil {
+			break
+		}
+		if strings.Contains(h, v.key) {
+			h = strings.ReplaceAll(h, v.key, v.value())
+		}
+	}
+	return h
 }
 
 // changesOf lists what changed in f, computed from its events and blocks.
