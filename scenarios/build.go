@@ -26,12 +26,38 @@ func (b *builder) fail(path, format string, args ...any) {
 
 func buildLesson(f *yamlFile, raw *rawLesson) (*sim.Lesson, error) {
 	b := &builder{f: f, ids: map[string]string{"system": "system"}}
+	engine := raw.Engine
+	if engine == "" {
+		engine = sim.EngineContext
+	}
 	l := &sim.Lesson{
-		ID: raw.ID, Order: raw.Order, Title: raw.Title, Source: raw.Source,
+		ID: raw.ID, Engine: engine, Order: raw.Order, Title: raw.Title, Source: raw.Source,
 		Window: raw.Window, ThresholdPercent: raw.ThresholdPercent,
 		TailMessages: raw.TailMessages, Thresholds: raw.Thresholds,
 	}
 	b.header(raw, l)
+	switch l.Engine {
+	case sim.EngineStatus:
+		l.Status = b.status(raw.Status)
+	case sim.EngineTiered:
+		l.Tiered = b.tiered(raw.Tiered)
+	default:
+		b.context(raw, l)
+	}
+	if b.err != nil {
+		return nil, b.err
+	}
+	return l, nil
+}
+
+// context validates the context engine's part of a lesson.
+func (b *builder) context(raw *rawLesson, l *sim.Lesson) {
+	switch {
+	case raw.ThresholdPercent < 1 || raw.ThresholdPercent > 100:
+		b.fail("threshold_percent", "must be an integer from 1 to 100, got %d", raw.ThresholdPercent)
+	case raw.TailMessages < 0:
+		b.fail("tail_messages", "must not be negative")
+	}
 	l.Facts = b.facts(raw.Facts)
 	l.System = b.message("system", raw.System, sim.RoleSystem)
 	l.System.ID = "system"
@@ -43,10 +69,6 @@ func buildLesson(f *yamlFile, raw *rawLesson) (*sim.Lesson, error) {
 		b.fail("memory.tokens", "must not be negative")
 	}
 	l.Trace = b.trace(raw.Trace, l.Facts)
-	if b.err != nil {
-		return nil, b.err
-	}
-	return l, nil
 }
 
 func (b *builder) header(raw *rawLesson, l *sim.Lesson) {
@@ -57,17 +79,16 @@ func (b *builder) header(raw *rawLesson, l *sim.Lesson) {
 		b.fail("title", "needs both en and ja")
 	case raw.Window <= 0:
 		b.fail("window", "must be a positive number of tokens")
-	case raw.ThresholdPercent < 1 || raw.ThresholdPercent > 100:
-		b.fail("threshold_percent", "must be an integer from 1 to 100, got %d", raw.ThresholdPercent)
-	case raw.TailMessages < 0:
-		b.fail("tail_messages", "must not be negative")
+	}
+	if _, ok := sim.EngineParams[l.Engine]; !ok {
+		b.fail("engine", "must be one of context, status, tiered; got %q", raw.Engine)
 	}
 	for i, t := range raw.Thresholds {
 		if t < 1 || t > 100 {
 			b.fail(fmt.Sprintf("thresholds[%d]", i), "must be an integer from 1 to 100, got %d", t)
 		}
 	}
-	if len(l.Thresholds) == 0 {
+	if len(l.Thresholds) == 0 && raw.ThresholdPercent > 0 {
 		l.Thresholds = []int{raw.ThresholdPercent}
 	}
 }

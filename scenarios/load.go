@@ -144,7 +144,7 @@ func checkNarration(l *Lesson, name func(string) string, tok sim.Tokenizer) erro
 				return &Error{File: file, Field: k, Msg: "missing required section '@@ " + k + "'"}
 			}
 		}
-		for _, p := range PresetPolicies(l.Lesson) {
+		for _, p := range sim.PresetPolicies(l.Lesson) {
 			frames, err := sim.Run(l.Lesson, p, tok)
 			if err != nil {
 				return fmt.Errorf("lesson %s: %w", l.ID, err)
@@ -167,20 +167,4 @@ func hasAny(secs map[string]Section, keys []string) bool {
 		}
 	}
 	return false
-}
-
-// PresetPolicies lists every policy a student can reach with the page's
-// buttons: compaction and memory on/off, each threshold preset, each recording.
-func PresetPolicies(l *sim.Lesson) []sim.Policy {
-	var out []sim.Policy
-	for _, c := range []bool{true, false} {
-		for _, m := range []bool{true, false} {
-			for _, t := range l.Thresholds {
-				for r := 1; r <= sim.Recordings; r++ {
-					out = append(out, sim.Policy{Compaction: c, Memory: m, ThresholdPercent: t, Recording: r})
-				}
-			}
-		}
-	}
-	return out
 }

@@ -116,7 +116,7 @@ func TestLoadBuiltin(t *testing.T) {
 					}
 				}
 			}
-			policies := scenarios.PresetPolicies(l.Lesson)
+			policies := sim.PresetPolicies(l.Lesson)
 			if len(policies) == 0 {
 				t.Fatal("no preset policies")
 			}

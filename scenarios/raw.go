@@ -6,6 +6,9 @@ import "ctxsim/sim"
 
 type rawLesson struct {
 	ID               string     `yaml:"id"`
+	Engine           string     `yaml:"engine"`
+	Status           *rawStatus `yaml:"status"`
+	Tiered           *rawTiered `yaml:"tiered"`
 	Order            int        `yaml:"order"`
 	Title            sim.Text   `yaml:"title"`
 	Source           sim.Text   `yaml:"source"`
@@ -77,4 +80,31 @@ type rawCard struct {
 type rawRecording struct {
 	Content    string   `yaml:"content"`
 	Provenance sim.Text `yaml:"provenance"`
+}
+
+// rawStatus is the status engine's section of lesson.yaml.
+type rawStatus struct {
+	System     string `yaml:"system"`
+	Constraint struct {
+		Tool string `yaml:"tool"`
+		Key  string `yaml:"key"`
+		Max  int    `yaml:"max"`
+	} `yaml:"constraint"`
+	Todo  string          `yaml:"todo"`
+	Steps []rawStatusStep `yaml:"steps"`
+}
+
+type rawStatusStep struct {
+	Step     string `yaml:"step"`
+	Time     string `yaml:"time"`
+	User     string `yaml:"user"`
+	UserID   string `yaml:"user_id"`
+	Decision bool   `yaml:"decision"`
+	Call     *struct {
+		ID     string `yaml:"id"`
+		Tool   string `yaml:"tool"`
+		Args   string `yaml:"args"`
+		Key    string `yaml:"key"`
+		Result string `yaml:"result"`
+	} `yaml:"call"`
 }

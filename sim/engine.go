@@ -9,9 +9,20 @@ import (
 // Run replays l's trace under p and returns one frame per visible step.
 // It fails only when p is out of range; a validated lesson always runs.
 func Run(l *Lesson, p Policy, tok Tokenizer) ([]Frame, error) {
-	if err := p.Validate(); err != nil {
+	if err := l.ValidatePolicy(p); err != nil {
 		return nil, err
 	}
+	switch l.Engine {
+	case EngineStatus:
+		return runStatus(l, p, tok), nil
+	case EngineTiered:
+		return runTiered(l, p, tok), nil
+	}
+	return runContext(l, p, tok), nil
+}
+
+// runContext replays a context-engine trace: compaction and memory.
+func runContext(l *Lesson, p Policy, tok Tokenizer) []Frame {
 	r := &run{l: l, p: p, tok: tok, threshold: l.ThresholdTokens(p.ThresholdPercent), prevIDs: map[string]bool{}}
 	if p.Memory {
 		r.file = slices.Clone(l.Memory.Lines)
@@ -20,7 +31,7 @@ func Run(l *Lesson, p Policy, tok Tokenizer) ([]Frame, error) {
 	for _, st := range l.Trace {
 		r.step(st)
 	}
-	return r.frames, nil
+	return r.frames
 }
 
 // run is the mutable state of one replay; it never outlives Run.

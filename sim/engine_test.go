@@ -754,7 +754,7 @@ func TestRecordingStatistics(t *testing.T) {
 // allPolicies is every preset policy plus thresholds 1, 10, 30, 75, 96, 100
 // in every combination.
 func allPolicies(l *sim.Lesson) []sim.Policy {
-	ps := scenarios.PresetPolicies(l)
+	ps := sim.PresetPolicies(l)
 	for _, th := range []int{1, 10, 30, 75, 96, 100} {
 		for _, c := range []bool{true, false} {
 			for _, m := range []bool{true, false} {
@@ -779,7 +779,7 @@ func cardFor(l *sim.Lesson, rng []string) (sim.Card, bool) {
 func TestInvariants(t *testing.T) {
 	l, tok := setup(t)
 	ps := allPolicies(l)
-	if n := len(scenarios.PresetPolicies(l)); n != 2*2*2*sim.Recordings {
+	if n := len(sim.PresetPolicies(l)); n != 2*2*2*sim.Recordings {
 		t.Errorf("PresetPolicies = %d policies; want 2 (compaction) x 2 (memory) x 2 thresholds x %d recordings", n, sim.Recordings)
 	}
 	mechanical := 0

@@ -39,6 +39,41 @@ type Frame struct {
 	Events         []Event
 	Compaction     *Compaction // set on the four frames of a compaction
 	Decisive       bool        // a frame a presenter should stop on
+	Cache          *Cache      // prompt-cache reuse of this request (status engine)
+	Counters       *Counters   // running counters (tiered engine)
+}
+
+// FrameDecision is the model call where the arms of an experiment differ.
+const FrameDecision FrameKind = "decision"
+
+// Cache compares a request with what the provider has cached from the
+// previous one: the reused prefix and the recomputed suffix.
+type Cache struct {
+	ReusedTokens      int
+	RecomputedTokens  int
+	ReusedBlocks      int
+	FirstChanged      string // id of the first block not reused; "" when all reused
+	Reason            string // CacheCold, CacheAppend, CacheStatusReplaced, CacheSystemChanged
+	InvalidatedTokens int    // cached tokens recomputed because an earlier block changed
+	OldStatusTokens   int    // tokens of earlier status blocks still in the request
+}
+
+// Reasons the cache reuse of a request ends where it does.
+const (
+	CacheCold           = "cold"            // first request: nothing cached
+	CacheAppend         = "append"          // only new messages at the tail
+	CacheStatusReplaced = "status_replaced" // the previous status message was removed
+	CacheSystemChanged  = "system_changed"  // the system prompt changed (clock in it)
+	CacheRewritten      = "rewritten"       // an earlier message was rewritten (compaction)
+)
+
+// Counters are the running totals of the tiered engine.
+type Counters struct {
+	TokensSaved        int
+	CompressionCalls   int
+	Rereads            int
+	RoundTrips         int
+	CacheInvalidations map[int]int // by tier
 }
 
 // Block is one message of the window as drawn.
@@ -52,6 +87,15 @@ type Block struct {
 	New      bool       // not in the previous frame's window
 	Selected bool       // inside the compaction range being shown
 	Summary  *SummaryOf // set on summary blocks
+
+	Tool         string // tool name, on tool calls and results
+	ToolUseID    string // pairs a tool call with its result
+	Chars        int    // characters of the content (tiered engine)
+	Tier         int    // 0 untouched, else the tier it was classified in
+	Distance     int    // tool results after this one
+	Floor        bool   // a floor tool: never below Tier 2
+	Cached       bool   // inside the reused prefix of the prompt cache
+	FirstChanged bool   // the first block the cache cannot reuse
 }
 
 // SummaryOf says where a summary block's text came from.
@@ -90,6 +134,8 @@ type Event struct {
 	Reason string `json:"reason,omitempty"`
 	Line   string `json:"line,omitempty"`
 	Block  string `json:"block,omitempty"`
+	Tier   int    `json:"tier,omitempty"`
+	Index  *int   `json:"index,omitempty"`
 }
 
 // Event types.
@@ -108,4 +154,9 @@ const (
 	EventOverflow          = "overflow"
 	EventLookup            = "lookup"
 	EventSkipped           = "skipped"
+	EventStatusInjected    = "status_injected"
+	EventStatusRemoved     = "status_removed"
+	EventToolCall          = "tool_call"
+	EventDecision          = "decision"
+	EventCacheCompaction   = "cache_compaction"
 )

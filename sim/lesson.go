@@ -42,6 +42,9 @@ const (
 	KindToolCall   Kind = "tool_call"   // an assistant message that calls a tool
 	KindToolResult Kind = "tool_result" // what a tool returned
 	KindSummary    Kind = "summary"     // a compaction summary (recorded or mechanical)
+	KindStatus     Kind = "status"      // a status bar injected by the harness (role user)
+	KindExcerpt    Kind = "excerpt"     // a tool result cut to head + tail
+	KindStub       Kind = "stub"        // a tool result replaced by its metadata
 )
 
 // StepType says what a trace step does to the simulated harness.
@@ -60,6 +63,7 @@ const (
 // and recordings it needs. Loaders build it; the engine never changes it.
 type Lesson struct {
 	ID               string
+	Engine           string // EngineContext, EngineStatus or EngineTiered
 	Order            int
 	Title            Text
 	Source           Text
@@ -73,6 +77,9 @@ type Lesson struct {
 	Trace            []Step
 	Cards            []Card
 	Provenance       Text // default provenance of recordings
+
+	Status *StatusTrace // the status engine's trajectory
+	Tiered *TieredTrace // the tiered engine's trajectory
 }
 
 // MemorySeed is the MEMORY.md file as it is before the first session.

@@ -3,29 +3,27 @@ package sim
 import "fmt"
 
 // Policy is how the simulated harness behaves. Modes of a lesson are
-// policies over one trace, not separate scripts.
+// policies over one trace, not separate scripts. Each engine reads only the
+// fields of its parameters (see EngineParams).
 type Policy struct {
+	// context engine
 	Compaction       bool // compact when the window passes the threshold
 	Memory           bool // keep and inject MEMORY.md
 	ThresholdPercent int  // 1..100, percent of the window
 	Recording        int  // 1..Recordings: which recording each summary card shows
-}
 
-// DefaultPolicy is the lesson's default mode: everything on, its threshold,
-// recording 1.
-func (l *Lesson) DefaultPolicy() Policy {
-	return Policy{Compaction: true, Memory: true, ThresholdPercent: l.ThresholdPercent, Recording: 1}
-}
+	// status engine
+	Status       string // off, replace, append
+	Counter      bool   // write the repeat count into each tool result
+	Clock        bool   // put "Current time" into the system prompt (the anti-pattern)
+	AlphaPercent int    // cached-input price as a percent of the normal input price
 
-// Validate reports the first field of p that is out of range.
-func (p Policy) Validate() error {
-	if p.ThresholdPercent < 1 || p.ThresholdPercent > 100 {
-		return &PolicyError{Field: "threshold", Allowed: "an integer from 1 to 100"}
-	}
-	if p.Recording < 1 || p.Recording > Recordings {
-		return &PolicyError{Field: "rec", Allowed: fmt.Sprintf("an integer from 1 to %d", Recordings)}
-	}
-	return nil
+	// tiered engine
+	Strategy   string // tiered, age
+	Floor      bool   // floor tools never go below Tier 2
+	Summarizer string // ok, broken
+	Budget     string // attempts, successes: what the semantic budget counts
+	Pairs      string // kept, broken
 }
 
 // PolicyError names a policy field whose value is not allowed.
@@ -38,8 +36,9 @@ func (e *PolicyError) Error() string {
 	return fmt.Sprintf("policy field %s: allowed %s", e.Field, e.Allowed)
 }
 
-// Tokenizer counts tokens of a text. The engine uses it only for text it
-// makes itself (a mechanical excerpt); trace sizes come from the lesson.
+// Tokenizer counts tokens of a text. The context engine uses it only for
+// text it makes itself (a mechanical excerpt); the other engines size their
+// blocks with it.
 type Tokenizer interface {
 	Count(text string) int
 }

@@ -27,7 +27,7 @@ func TestPolicyValidate(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			err := tc.p.Validate()
+			err := tinyLesson(100, 1000).ValidatePolicy(tc.p)
 			if tc.field == "" {
 				if err != nil {
 					t.Fatalf("Validate(%+v) = %v; want nil", tc.p, err)

@@ -51,6 +51,31 @@ type UI struct {
 	Refused      string
 	Start        string
 	WhatChanged  string
+	Params       map[string]string // parameter labels
+	Values       map[string]string // value labels, by "param=value" or "value"
+}
+
+// ParamLabel is the label of a policy parameter's control.
+func (ui UI) ParamLabel(name string) string {
+	if s, ok := ui.Params[name]; ok {
+		return s
+	}
+	return name
+}
+
+// ValueLabel is the label of one value of a parameter.
+func (ui UI) ValueLabel(param, v string) string {
+	if s, ok := ui.Values[param+"="+v]; ok {
+		return s
+	}
+	if s, ok := ui.Values[v]; ok {
+		return s
+	}
+	switch param {
+	case "threshold", "alpha":
+		return v + "%"
+	}
+	return v
 }
 
 var uiEN = UI{
@@ -75,6 +100,13 @@ var uiEN = UI{
 	Allowed:    "Allowed", Param: "Parameter", BackToList: "All lessons",
 	Empty: "Empty: between sessions nothing is in the window.", Refused: "Refused",
 	Start: "Start", WhatChanged: "What changed",
+	Params: map[string]string{
+		"compaction": "Compaction", "memory": "Memory", "threshold": "Threshold", "rec": "Recording",
+		"status": "Status bar", "counter": "Counter", "clock": "Clock in system", "alpha": "α cached price",
+		"strategy": "Strategy", "floor": "Floor", "summarizer": "Summarizer", "budget": "Budget counts", "pairs": "Pairs",
+	},
+	Values: map[string]string{"on": "on", "off": "off", "replace": "replace", "append": "append",
+		"tiered": "tiered", "age": "age", "ok": "ok", "broken": "broken", "attempts": "attempts", "successes": "successes", "kept": "kept"},
 }
 
 var uiJA = UI{
@@ -99,6 +131,14 @@ var uiJA = UI{
 	Allowed:    "使える値", Param: "パラメーター", BackToList: "レッスン一覧",
 	Empty: "空です。セッションの間、窓には何もありません。", Refused: "拒否",
 	Start: "始める", WhatChanged: "変化",
+	Params: map[string]string{
+		"compaction": "圧縮", "memory": "メモリ", "threshold": "しきい値", "rec": "録画",
+		"status": "ステータスバー", "counter": "カウンター", "clock": "system に時刻", "alpha": "α キャッシュ単価",
+		"strategy": "方式", "floor": "下限", "summarizer": "要約器", "budget": "予算の数え方", "pairs": "ペア",
+	},
+	Values: map[string]string{"on": "オン", "off": "オフ", "replace": "置換", "append": "追加",
+		"tiered": "階層", "age": "経過", "ok": "正常", "broken": "故障", "attempts": "試行", "successes": "成功", "kept": "維持",
+		"pairs=broken": "破損"},
 }
 
 // UIFor returns the labels of lang, English when lang is unknown.

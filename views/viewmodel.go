@@ -72,6 +72,7 @@ type ModeGroup struct {
 
 // ModeOption is one choice of a ModeGroup, a plain link to the state it selects.
 type ModeOption struct {
+	Value  string // the parameter's value in the URL
 	Label  string
 	URL    string
 	Active bool

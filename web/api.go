@@ -76,7 +76,7 @@ func (s *Server) apiFrames(c echo.Context) error {
 	if !ok {
 		return &NotFoundError{What: "lesson " + quote(c.Param("id"))}
 	}
-	p, err := ApplyQuery(l.DefaultPolicy(), c.QueryParams())
+	p, err := ApplyQuery(l.Lesson, l.DefaultPolicy(), c.QueryParams())
 	if err != nil {
 		return err
 	}

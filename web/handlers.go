@@ -41,7 +41,7 @@ func (s *Server) index(c echo.Context) error {
 			return err
 		}
 		p.Lessons = append(p.Lessons, views.LessonCard{
-			Title: l.Title.In(lang), URL: LessonURL(State{Lang: lang, Lesson: l.ID, Policy: l.DefaultPolicy(), Step: 1}),
+			Title: l.Title.In(lang), URL: LessonURL(l.Lesson, State{Lang: lang, Lesson: l.ID, Policy: l.DefaultPolicy(), Step: 1}),
 			Intro: intro.Body, Steps: len(frames),
 		})
 	}
@@ -60,7 +60,7 @@ func (s *Server) langOrLesson(c echo.Context) error {
 	}
 	if l, ok := s.lessons.byID[v]; ok {
 		lang := s.langOf(c)
-		return c.Redirect(http.StatusFound, LessonURL(State{Lang: lang, Lesson: l.ID, Policy: l.DefaultPolicy(), Step: 1}))
+		return c.Redirect(http.StatusFound, LessonURL(l.Lesson, State{Lang: lang, Lesson: l.ID, Policy: l.DefaultPolicy(), Step: 1}))
 	}
 	return &NotFoundError{What: "page " + quote(v)}
 }
@@ -73,14 +73,14 @@ func (s *Server) lessonStart(c echo.Context) error {
 	}
 	p := l.DefaultPolicy()
 	if seg := c.Param("policy"); seg != "" {
-		if p, err = ParsePolicySegment(seg); err != nil {
+		if p, err = ParsePolicySegment(l.Lesson, seg); err != nil {
 			return err
 		}
 	}
-	if p, err = ApplyQuery(p, c.QueryParams()); err != nil {
+	if p, err = ApplyQuery(l.Lesson, p, c.QueryParams()); err != nil {
 		return err
 	}
-	return c.Redirect(http.StatusFound, LessonURL(State{Lang: lang, Lesson: l.ID, Policy: p, Step: 1}))
+	return c.Redirect(http.StatusFound, LessonURL(l.Lesson, State{Lang: lang, Lesson: l.ID, Policy: p, Step: 1}))
 }
 
 // lessonState renders one state of a lesson. Policy parameters given as a
@@ -91,7 +91,7 @@ func (s *Server) lessonState(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	p, err := ParsePolicySegment(c.Param("policy"))
+	p, err := ParsePolicySegment(l.Lesson, c.Param("policy"))
 	if err != nil {
 		return err
 	}
@@ -104,8 +104,8 @@ func (s *Server) lessonState(c echo.Context) error {
 		return err
 	}
 	st := State{Lang: lang, Lesson: l.ID, Policy: p, Step: step}
-	if q := c.QueryParams(); HasPolicyQuery(q) {
-		np, err := ApplyQuery(p, q)
+	if q := c.QueryParams(); HasPolicyQuery(l.Lesson, q) {
+		np, err := ApplyQuery(l.Lesson, p, q)
 		if err != nil {
 			return err
 		}
@@ -114,7 +114,7 @@ func (s *Server) lessonState(c echo.Context) error {
 			return err
 		}
 		st.Policy, st.Step = np, alignStep(l, frames, frames[step-1], to)
-		return c.Redirect(http.StatusFound, LessonURL(st))
+		return c.Redirect(http.StatusFound, LessonURL(l.Lesson, st))
 	}
 	page, err := s.lessonPage(pageInput{lesson: l, state: st, frames: frames})
 	if err != nil {

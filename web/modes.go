@@ -3,61 +3,37 @@ package web
 import (
 	"fmt"
 	"slices"
-	"strconv"
 
 	"ctxsim/scenarios"
 	"ctxsim/sim"
 	"ctxsim/views"
 )
 
-// modes builds the segmented controls. Each option links to the state with
-// that one parameter changed, at the same point of the trace.
+// modes builds the segmented controls, one per parameter of the lesson's
+// engine. Each option links to the state with that one parameter changed,
+// at the same point of the trace.
 func (s *Server) modes(in pageInput) ([]views.ModeGroup, error) {
 	l, st := in.lesson, in.state
 	ui := views.UIFor(st.Lang)
-	p := st.Policy
-	type choice struct {
-		label string
-		pol   sim.Policy
-	}
-	type group struct {
-		name, label string
-		choices     []choice
-	}
-	with := func(f func(*sim.Policy)) sim.Policy { q := p; f(&q); return q }
-	groups := []group{
-		{"compaction", ui.Compaction, []choice{
-			{ui.On, with(func(q *sim.Policy) { q.Compaction = true })},
-			{ui.Off, with(func(q *sim.Policy) { q.Compaction = false })}}},
-		{"memory", ui.Memory, []choice{
-			{ui.On, with(func(q *sim.Policy) { q.Memory = true })},
-			{ui.Off, with(func(q *sim.Policy) { q.Memory = false })}}},
-	}
-	thresholds := slices.Clone(l.Thresholds)
-	if !slices.Contains(thresholds, p.ThresholdPercent) {
-		thresholds = append(thresholds, p.ThresholdPercent)
-	}
-	var tc []choice
-	for _, t := range thresholds {
-		tc = append(tc, choice{fmt.Sprintf("%d%%", t), with(func(q *sim.Policy) { q.ThresholdPercent = t })})
-	}
-	var rc []choice
-	for r := 1; r <= sim.Recordings; r++ {
-		rc = append(rc, choice{strconv.Itoa(r), with(func(q *sim.Policy) { q.Recording = r })})
-	}
-	groups = append(groups, group{"threshold", ui.Threshold, tc}, group{"rec", ui.Recording, rc})
-
 	cur := in.frames[st.Step-1]
 	var out []views.ModeGroup
-	for _, g := range groups {
-		mg := views.ModeGroup{Name: g.name, Label: g.label}
-		for _, c := range g.choices {
-			frames, err := s.run(l, c.pol)
+	for _, pr := range sim.ParamsOf(l.Lesson) {
+		values := pr.Presets(l.Lesson)
+		if v := pr.Get(st.Policy); !slices.Contains(values, v) {
+			values = append(values, v) // a value typed into the URL
+		}
+		mg := views.ModeGroup{Name: pr.Name, Label: ui.ParamLabel(pr.Name)}
+		for _, v := range values {
+			p := st.Policy
+			pr.Set(&p, v)
+			frames, err := s.run(l, p)
 			if err != nil {
 				return nil, err
 			}
-			to := State{Lang: st.Lang, Lesson: st.Lesson, Policy: c.pol, Step: alignStep(l, in.frames, cur, frames)}
-			mg.Options = append(mg.Options, views.ModeOption{Label: c.label, URL: LessonURL(to), Active: c.pol == p})
+			to := State{Lang: st.Lang, Lesson: st.Lesson, Policy: p, Step: alignStep(l, in.frames, cur, frames)}
+			mg.Options = append(mg.Options, views.ModeOption{
+				Value: v, Label: ui.ValueLabel(pr.Name, v), URL: LessonURL(l.Lesson, to), Active: p == st.Policy,
+			})
 		}
 		out = append(out, mg)
 	}
@@ -105,7 +81,7 @@ func traceIndex(l *scenarios.Lesson, id string) int {
 
 func stepBar(l *scenarios.Lesson, st State, frames []sim.Frame, ui views.UI) views.StepBar {
 	n := len(frames)
-	at := func(i int) string { s := st; s.Step = i; return LessonURL(s) }
+	at := func(i int) string { s := st; s.Step = i; return LessonURL(l.Lesson, s) }
 	b := views.StepBar{Current: st.Step, Total: n, Progress: st.Step * 100 / n, Label: fmt.Sprintf(ui.StepOf, st.Step, n)}
 	if st.Step > 1 {
 		b.First, b.Prev = at(1), at(st.Step-1)

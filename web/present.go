@@ -34,8 +34,8 @@ func (s *Server) lessonPage(in pageInput) (views.LessonPage, error) {
 	alt.Lang = otherLang(st.Lang)
 	p := views.LessonPage{
 		Lang: st.Lang, UI: ui, Assets: s.assets.urls, Title: l.Title.In(st.Lang),
-		IndexURL: "/" + st.Lang + "/", URL: LessonURL(st),
-		AltLang: views.Link{Label: ui.OtherLang, URL: LessonURL(alt)},
+		IndexURL: "/" + st.Lang + "/", URL: LessonURL(l.Lesson, st),
+		AltLang: views.Link{Label: ui.OtherLang, URL: LessonURL(l.Lesson, alt)},
 		Modes:   modes,
 		Window:  s.windowView(l, st, f, ui, ph),
 		Memory:  memoryView(l, f, ui, ph),

@@ -60,7 +60,7 @@ func New(cfg Config) (*Server, error) {
 		}
 		s.lessons.list = append(s.lessons.list, l)
 		s.lessons.byID[l.ID] = l
-		for _, p := range scenarios.PresetPolicies(l.Lesson) {
+		for _, p := range sim.PresetPolicies(l.Lesson) {
 			frames, err := sim.Run(l.Lesson, p, cfg.Tokens)
 			if err != nil {
 				return nil, fmt.Errorf("run lesson %s: %w", l.ID, err)
