@@ -48,10 +48,14 @@ type ToolCall struct {
 func runStatus(l *Lesson, p Policy, tok Tokenizer) []Frame {
 	st := l.Status
 	r := &statusRun{l: l, p: p, tok: tok, calls: map[string]int{}, byKey: map[string]int{}}
-	r.msgs = []Block{r.block("user-task", RoleUser, KindText, st.Steps[0].User)}
+	task := r.block("user-task", RoleUser, KindText, st.Steps[0].User)
+	task.Label = Text{"en": "task", "ja": "依頼"}
+	r.msgs = []Block{task}
 	for i, step := range st.Steps {
 		if i > 0 && step.User != "" {
-			r.msgs = append(r.msgs, r.block(step.UserID, RoleUser, KindText, step.User))
+			u := r.block(step.UserID, RoleUser, KindText, step.User)
+			u.Label = Text{"en": "user message", "ja": "ユーザーの発言"}
+			r.msgs = append(r.msgs, u)
 			r.events = append(r.events, Event{Type: EventMessage, Block: step.UserID})
 		}
 		r.call(i, step)
@@ -91,6 +95,7 @@ func (r *statusRun) call(i int, step StatusStep) {
 			})
 		}
 		s := r.block(fmt.Sprintf("status-%d", i+1), RoleUser, KindStatus, r.statusText(step))
+		s.Label = Text{"en": "<agent_status>", "ja": "<agent_status>"}
 		r.msgs = append(r.msgs, s)
 		r.events = append(r.events, Event{Type: EventStatusInjected, Block: s.ID, Tokens: s.Tokens})
 	}
@@ -123,6 +128,10 @@ func (r *statusRun) system(step StatusStep) Block {
 		text += "\nCurrent time: " + step.Time
 	}
 	b := r.block("system", RoleSystem, KindPrompt, text)
+	b.Label = Text{"en": "system prompt", "ja": "システムプロンプト"}
+	if r.p.Clock {
+		b.Label = Text{"en": "system prompt + clock", "ja": "システムプロンプト＋時刻"}
+	}
 	return b
 }
 
@@ -140,12 +149,14 @@ func (r *statusRun) toolBlocks(c *ToolCall) (Block, Block) {
 	}
 	a := r.block("call-"+c.ID, RoleAssistant, KindToolCall, fmt.Sprintf("%s(%s)", c.Tool, c.Args))
 	a.Tool, a.ToolUseID = c.Tool, c.ID
+	a.Label = Text{"en": c.Tool + " " + c.Args, "ja": c.Tool + " " + c.Args}
 	result := c.Result
 	if r.p.Counter {
 		result += "\n" + r.counterLine(c)
 	}
 	t := r.block("result-"+c.ID, RoleTool, KindToolResult, result)
 	t.Tool, t.ToolUseID = c.Tool, c.ID
+	t.Label = Text{"en": c.Tool + " result", "ja": c.Tool + " の結果"}
 	return a, t
 }
 

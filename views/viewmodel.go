@@ -61,6 +61,26 @@ type LessonPage struct {
 	Blocks    []BlockView // every block that has a detail sheet (window and pending)
 	About     []AboutSection
 	Source    string
+	Panels    []Panel // engine-specific panels beside the window (cache, cost, counters, outcomes)
+}
+
+// Panel is a card in the side column: a title, rows of figures, a note and
+// optional rendered Markdown.
+type Panel struct {
+	ID    string // test id
+	Title string
+	Rows  []PanelRow
+	Note  string
+	Body  string // HTML rendered at start-up (lesson Markdown), may be empty
+	Tone  string // info, warn, ok
+}
+
+// PanelRow is one figure of a panel.
+type PanelRow struct {
+	Label string
+	Value string
+	Note  string
+	Emph  bool
 }
 
 // ModeGroup is a segmented control: one policy parameter and its choices.
@@ -99,7 +119,8 @@ type Window struct {
 	Pending        *BlockView
 	Caption        string
 	Compacting     bool
-	BracketTopU    int // the compaction range's bracket, when one is selected
+	Legend         string // shown under the meter (e.g. the cache reading)
+	BracketTopU    int    // the compaction range's bracket, when one is selected
 	BracketU       int
 	FitU           int // the tallest box of any preset run: sets the drawing scale
 }
@@ -123,10 +144,19 @@ type BlockView struct {
 	Mechanical   bool
 	Provenance   string
 	Content      string
-	Excerpt      string // "112 (o200k_base count of the text shown)"
-	ExcerptShort string // "excerpt: 112 tokens (o200k_base)", drawn on tall blocks
-	Transition   string // view-transition-name
-	Description  string // text alternative
+	Excerpt      string  // "112 (o200k_base count of the text shown)"
+	ExcerptShort string  // "excerpt: 112 tokens (o200k_base)", drawn on tall blocks
+	Transition   string  // view-transition-name
+	Description  string  // text alternative
+	Badges       []Badge // small labels drawn on the block: tier, distance, floor, pair
+	Cached       bool    // in the reused prefix of the prompt cache
+	FirstChanged bool    // where the cache reuse ends
+}
+
+// Badge is a small label on a block; Tone picks its colour (info, warn, ok, muted).
+type Badge struct {
+	Text string
+	Tone string
 }
 
 // MemoryPanel shows MEMORY.md on disk beside the window.

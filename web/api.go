@@ -1,7 +1,9 @@
 package web
 
 import (
+	"math"
 	"net/http"
+	"strconv"
 
 	"github.com/labstack/echo/v4"
 
@@ -17,33 +19,63 @@ type lessonJSON struct {
 }
 
 type framesJSON struct {
-	Lesson          string      `json:"lesson"`
-	Window          int         `json:"window"`
-	ThresholdTokens int         `json:"threshold_tokens"`
-	Policy          policyJSON  `json:"policy"`
-	Frames          []frameJSON `json:"frames"`
+	Lesson          string            `json:"lesson"`
+	Window          int               `json:"window"`
+	ThresholdTokens int               `json:"threshold_tokens"`
+	Policy          map[string]string `json:"policy"`
+	Frames          []frameJSON       `json:"frames"`
+	CostModel       *costJSON         `json:"cost_model,omitempty"`
+	Measured        *measuredJSON     `json:"measured,omitempty"`
 }
 
-type policyJSON struct {
-	Compaction string `json:"compaction"`
-	Memory     string `json:"memory"`
-	Threshold  int    `json:"threshold"`
-	Rec        int    `json:"rec"`
+// costJSON is the status lesson's replace-versus-append estimate.
+type costJSON struct {
+	S        float64 `json:"S"`
+	R        float64 `json:"R"`
+	N        int     `json:"N"`
+	Alpha    float64 `json:"alpha"`
+	CReplace float64 `json:"c_replace"`
+	CAppend  float64 `json:"c_append"`
+}
+
+// measuredJSON is the same costs summed from the simulated frames.
+type measuredJSON struct {
+	CReplace float64 `json:"c_replace"`
+	CAppend  float64 `json:"c_append"`
+}
+
+type cacheJSON struct {
+	ReusedTokens     int    `json:"reused_tokens"`
+	RecomputedTokens int    `json:"recomputed_tokens"`
+	ReusedBlocks     int    `json:"reused_blocks"`
+	FirstChanged     string `json:"first_changed,omitempty"`
+	Reason           string `json:"reason"`
 }
 
 type frameJSON struct {
-	Step           int         `json:"step"`
-	Kind           string      `json:"kind"`
-	TraceStep      string      `json:"trace_step"`
-	TotalTokens    int         `json:"total_tokens"`
-	Error          *string     `json:"error"`
-	Blocks         []blockJSON `json:"blocks"`
-	Pending        *blockJSON  `json:"pending,omitempty"`
-	MemoryFile     []string    `json:"memory_file"`
-	MemoryInjected []string    `json:"memory_injected"`
-	Events         []sim.Event `json:"events"`
-	Narration      []string    `json:"narration"`
-	Session        int         `json:"session"`
+	Step           int           `json:"step"`
+	Kind           string        `json:"kind"`
+	TraceStep      string        `json:"trace_step"`
+	TotalTokens    int           `json:"total_tokens"`
+	Error          *string       `json:"error"`
+	Blocks         []blockJSON   `json:"blocks"`
+	Pending        *blockJSON    `json:"pending,omitempty"`
+	MemoryFile     []string      `json:"memory_file"`
+	MemoryInjected []string      `json:"memory_injected"`
+	Events         []sim.Event   `json:"events"`
+	Narration      []string      `json:"narration"`
+	Session        int           `json:"session"`
+	Cache          *cacheJSON    `json:"cache,omitempty"`
+	Counters       *countersJSON `json:"counters,omitempty"`
+}
+
+type countersJSON struct {
+	TokensSaved        int            `json:"tokens_saved"`
+	CompressionCalls   int            `json:"compression_calls"`
+	Rereads            int            `json:"rereads"`
+	RoundTrips         int            `json:"round_trips"`
+	CacheInvalidations int            `json:"cache_invalidations"`
+	ByTier             map[string]int `json:"cache_invalidations_by_tier"`
 }
 
 type blockJSON struct {
@@ -57,6 +89,11 @@ type blockJSON struct {
 	Mechanical bool     `json:"mechanical,omitempty"`
 	Provenance string   `json:"provenance,omitempty"`
 	Covers     []string `json:"covers,omitempty"`
+	Tool       string   `json:"tool,omitempty"`
+	ToolUseID  string   `json:"tool_use_id,omitempty"`
+	Chars      *int     `json:"chars,omitempty"`
+	Tier       *int     `json:"tier,omitempty"`
+	Distance   *int     `json:"distance,omitempty"`
 }
 
 func (s *Server) lessonsJSON() []lessonJSON {
@@ -86,16 +123,26 @@ func (s *Server) apiFrames(c echo.Context) error {
 	}
 	doc := framesJSON{
 		Lesson: l.ID, Window: l.Window, ThresholdTokens: l.ThresholdTokens(p.ThresholdPercent),
-		Policy: policyJSON{onOffOf(p.Compaction), onOffOf(p.Memory), p.ThresholdPercent, p.Recording},
-		Frames: make([]frameJSON, 0, len(frames)),
+		Policy: map[string]string{}, Frames: make([]frameJSON, 0, len(frames)),
 	}
+	for _, pr := range sim.ParamsOf(l.Lesson) {
+		doc.Policy[pr.Name] = pr.Get(p)
+	}
+	tiered := l.Engine == sim.EngineTiered
 	for _, f := range frames {
-		doc.Frames = append(doc.Frames, frameOf(f))
+		doc.Frames = append(doc.Frames, frameOf(f, tiered))
+	}
+	if l.Engine == sim.EngineStatus {
+		cm := s.costModel(l, p)
+		doc.CostModel = &costJSON{S: round2(cm.S), R: round2(cm.R), N: cm.N, Alpha: cm.Alpha, CReplace: round2(cm.CReplace), CAppend: round2(cm.CAppend)}
+		doc.Measured = &measuredJSON{CReplace: round2(cm.MeasuredReplace), CAppend: round2(cm.MeasuredAppend)}
 	}
 	return c.JSON(http.StatusOK, doc)
 }
 
-func frameOf(f sim.Frame) frameJSON {
+func round2(v float64) float64 { return math.Round(v*100) / 100 }
+
+func frameOf(f sim.Frame, tiered bool) frameJSON {
 	fj := frameJSON{
 		Step: f.Step, Kind: string(f.Kind), TraceStep: f.TraceStep, TotalTokens: f.Total,
 		Blocks: make([]blockJSON, 0, len(f.Blocks)), MemoryFile: nonNil(f.MemoryFile),
@@ -109,17 +156,35 @@ func frameOf(f sim.Frame) frameJSON {
 		fj.Error = &e
 	}
 	for _, b := range f.Blocks {
-		fj.Blocks = append(fj.Blocks, blockOf(b))
+		fj.Blocks = append(fj.Blocks, blockOf(b, tiered))
 	}
 	if f.Pending != nil {
-		b := blockOf(*f.Pending)
+		b := blockOf(*f.Pending, tiered)
 		fj.Pending = &b
+	}
+	if c := f.Cache; c != nil {
+		fj.Cache = &cacheJSON{ReusedTokens: c.ReusedTokens, RecomputedTokens: c.RecomputedTokens,
+			ReusedBlocks: c.ReusedBlocks, FirstChanged: c.FirstChanged, Reason: c.Reason}
+	}
+	if c := f.Counters; c != nil {
+		cj := &countersJSON{TokensSaved: c.TokensSaved, CompressionCalls: c.CompressionCalls,
+			Rereads: c.Rereads, RoundTrips: c.RoundTrips, ByTier: map[string]int{}}
+		for tier, n := range c.CacheInvalidations {
+			cj.CacheInvalidations += n
+			cj.ByTier[strconv.Itoa(tier)] = n
+		}
+		fj.Counters = cj
 	}
 	return fj
 }
 
-func blockOf(b sim.Block) blockJSON {
-	bj := blockJSON{ID: b.ID, Role: string(b.Role), Kind: string(b.Kind), Tokens: b.Tokens, Content: b.Content, Selected: b.Selected}
+func blockOf(b sim.Block, tiered bool) blockJSON {
+	bj := blockJSON{ID: b.ID, Role: string(b.Role), Kind: string(b.Kind), Tokens: b.Tokens, Content: b.Content,
+		Selected: b.Selected, Tool: b.Tool, ToolUseID: b.ToolUseID}
+	if tiered && b.Role == sim.RoleTool {
+		chars, tier, dist := b.Chars, b.Tier, b.Distance
+		bj.Chars, bj.Tier, bj.Distance = &chars, &tier, &dist
+	}
 	if b.Summary != nil {
 		bj.Recording, bj.Mechanical = b.Summary.Recording, b.Summary.Mechanical
 		bj.Provenance, bj.Covers = b.Summary.Provenance.In("en"), b.Summary.Covers

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"ctxsim/sim"
 )
 
 // kTokens formats a token count with one decimal and k: 47900 -> "47.9k".
@@ -36,4 +38,24 @@ func exact(n int) string {
 		return "-" + b.String()
 	}
 	return b.String()
+}
+
+// smallWindow is the window below which figures are shown exactly: a
+// 54-token status bar should not read "0.1k".
+const smallWindow = 10000
+
+// sizeOf formats a token count for lesson l: "47.9k", or "812" in a small window.
+func sizeOf(l *sim.Lesson, n int) string {
+	if l.Window < smallWindow {
+		return exact(n)
+	}
+	return kTokens(n)
+}
+
+// limitOf formats l's window: "50k", or "2,000" in a small window.
+func limitOf(l *sim.Lesson) string {
+	if l.Window < smallWindow {
+		return exact(l.Window)
+	}
+	return kLimit(l.Window)
 }

@@ -42,6 +42,15 @@ func (s *Server) lessonPage(in pageInput) (views.LessonPage, error) {
 		Steps:   stepBar(l, st, in.frames, ui),
 		Source:  l.Source.In(st.Lang),
 	}
+	if l.Engine != sim.EngineContext {
+		p.Memory = views.MemoryPanel{}
+	}
+	switch l.Engine {
+	case sim.EngineStatus:
+		s.statusExtras(in, &p)
+	case sim.EngineTiered:
+		s.tieredExtras(in, &p)
+	}
 	p.Narration = narrationView(l, st, in.frames, ui, ph)
 	for _, b := range p.Window.Blocks {
 		p.Blocks = append(p.Blocks, b)
@@ -69,9 +78,9 @@ func (s *Server) windowView(l *scenarios.Lesson, st State, f sim.Frame, ui views
 	lo := layoutOf(f.Blocks, l.Window, threshold)
 	w := views.Window{
 		BoxU: lo.box, StackU: lo.stackU, ThresholdU: lo.threshold, EdgeU: lo.edge, OverflowU: lo.overflow,
-		ShowThreshold:  st.Policy.Compaction,
+		ShowThreshold:  l.Engine == sim.EngineContext && st.Policy.Compaction,
 		ThresholdLabel: fmt.Sprintf("%d%% · %s", st.Policy.ThresholdPercent, kTokens(threshold)),
-		Meter:          kTokens(f.Total) + " / " + kLimit(l.Window),
+		Meter:          sizeOf(l.Lesson, f.Total) + " / " + limitOf(l.Lesson),
 		MeterExact:     exact(f.Total) + " / " + exact(l.Window),
 		MeterPercent:   f.Total * 100 / l.Window,
 		MeterState:     "ok",
@@ -83,24 +92,24 @@ func (s *Server) windowView(l *scenarios.Lesson, st State, f sim.Frame, ui views
 	switch {
 	case f.Total > l.Window || f.Error != "":
 		w.MeterState = "error"
-	case st.Policy.Compaction && f.Total > threshold:
+	case l.Engine == sim.EngineContext && st.Policy.Compaction && f.Total > threshold:
 		w.MeterState = "warn"
 	}
 	if len(f.Blocks) == 0 {
 		w.Empty = ui.Empty
 	}
 	for i, b := range f.Blocks {
-		w.Blocks = append(w.Blocks, s.blockView(b, lo.heights[i], st.Lang, ui, ph))
+		w.Blocks = append(w.Blocks, s.blockView(l.Lesson, b, lo.heights[i], st.Lang, ui, ph))
 	}
 	if f.Pending != nil {
-		pv := s.blockView(*f.Pending, 0, st.Lang, ui, ph)
+		pv := s.blockView(l.Lesson, *f.Pending, 0, st.Lang, ui, ph)
 		pv.Anchor = "sheet-pending-" + pv.ID
 		w.Pending = &pv
 	}
 	return w
 }
 
-func (s *Server) blockView(b sim.Block, heightU int, lang string, ui views.UI, ph phrases) views.BlockView {
+func (s *Server) blockView(l *sim.Lesson, b sim.Block, heightU int, lang string, ui views.UI, ph phrases) views.BlockView {
 	label := b.Label.In(lang)
 	if label == "" {
 		label = ui.Kinds[string(b.Kind)]
@@ -108,8 +117,9 @@ func (s *Server) blockView(b sim.Block, heightU int, lang string, ui views.UI, p
 	v := views.BlockView{
 		ID: b.ID, Anchor: "sheet-" + b.ID, Role: string(b.Role), Kind: string(b.Kind),
 		RoleLabel: ui.Roles[string(b.Role)], KindLabel: ui.Kinds[string(b.Kind)],
-		Label: label, Size: kTokens(b.Tokens), Exact: exact(b.Tokens), HeightU: heightU,
+		Label: label, Size: sizeOf(l, b.Tokens), Exact: exact(b.Tokens), HeightU: heightU,
 		Small: heightU < 2*minBlockU, New: b.New, Selected: b.Selected,
+		Cached: b.Cached, FirstChanged: b.FirstChanged,
 		Content: strings.TrimRight(b.Content, "\n"), Transition: b.ID,
 	}
 	if b.Content != "" {
@@ -123,8 +133,10 @@ func (s *Server) blockView(b sim.Block, heightU int, lang string, ui views.UI, p
 		v.Provenance = b.Summary.Provenance.In(lang)
 	case b.Kind == sim.KindMemory:
 		v.Provenance = ""
-	default:
+	case l.Engine == sim.EngineContext:
 		v.Provenance = fmt.Sprintf(ph.authored, kTokens(b.Tokens))
+	default:
+		v.Provenance = ph.authoredCounted
 	}
 	v.Description = fmt.Sprintf("%s · %s · %s · %s", v.RoleLabel, v.KindLabel, label, v.Size)
 	if v.ExcerptShort != "" {
@@ -263,7 +275,22 @@ func changesOf(l *scenarios.Lesson, st State, f sim.Frame, ph phrases) []string 
 			}
 		case sim.EventCompactionSkipped:
 			out = append(out, fmt.Sprintf(ph.skipped, e.Reason))
+		case sim.EventStatusRemoved:
+			out = append(out, ph.statusOut)
+		case sim.EventStatusInjected:
+			out = append(out, fmt.Sprintf(ph.statusIn, sizeOf(l.Lesson, e.Tokens)))
+		case sim.EventToolCall:
+			for _, b := range f.Blocks {
+				if b.ID == e.Block {
+					out = append(out, fmt.Sprintf(ph.toolCall, sizeOf(l.Lesson, e.Tokens), b.Tool))
+				}
+			}
+		case sim.EventDecision:
+			out = append(out, ph.decision)
 		}
+	}
+	if c := f.Cache; c != nil {
+		out = append(out, cacheLine(l.Lesson, c, ph))
 	}
 	return out
 }
@@ -275,4 +302,19 @@ func factLabel(l *scenarios.Lesson, id, lang string) string {
 		}
 	}
 	return id
+}
+
+func cacheLine(l *sim.Lesson, c *sim.Cache, ph phrases) string {
+	reused, recomputed := sizeOf(l, c.ReusedTokens), sizeOf(l, c.RecomputedTokens)
+	switch c.Reason {
+	case sim.CacheCold:
+		return fmt.Sprintf(ph.cacheCold, recomputed)
+	case sim.CacheSystemChanged:
+		return fmt.Sprintf(ph.cacheSystem, recomputed)
+	case sim.CacheStatusReplaced:
+		return fmt.Sprintf(ph.cacheReplaced, reused, recomputed)
+	case sim.CacheRewritten:
+		return fmt.Sprintf(ph.cacheRewrite, reused, recomputed)
+	}
+	return fmt.Sprintf(ph.cacheAppend, reused, recomputed)
 }

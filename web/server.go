@@ -29,8 +29,9 @@ type Server struct {
 	echo    *echo.Echo
 	lessons lessonSet
 	tok     sim.Tokenizer
-	presets map[runKey][]sim.Frame // every preset policy, run once at start-up
-	fit     map[string]int         // per lesson: the tallest window box of its preset runs, in u
+	presets map[runKey][]sim.Frame   // every preset policy, run once at start-up
+	fit     map[string]int           // per lesson: the tallest window box of its preset runs, in u
+	costs   map[runKey]sim.CostModel // status lessons: the cost model of every preset (status off)
 	assets  assetSet
 	log     *slog.Logger
 }
@@ -52,7 +53,7 @@ func New(cfg Config) (*Server, error) {
 	if cfg.Log == nil {
 		cfg.Log = discardLogger()
 	}
-	s := &Server{tok: cfg.Tokens, log: cfg.Log, presets: map[runKey][]sim.Frame{}, fit: map[string]int{},
+	s := &Server{tok: cfg.Tokens, log: cfg.Log, presets: map[runKey][]sim.Frame{}, fit: map[string]int{}, costs: map[runKey]sim.CostModel{},
 		lessons: lessonSet{byID: map[string]*scenarios.Lesson{}}}
 	for _, l := range cfg.Lessons {
 		if _, dup := s.lessons.byID[l.ID]; dup {
@@ -70,6 +71,9 @@ func New(cfg Config) (*Server, error) {
 			for _, f := range frames {
 				lo := layoutOf(f.Blocks, l.Window, l.ThresholdTokens(p.ThresholdPercent))
 				s.fit[l.ID] = max(s.fit[l.ID], lo.box)
+			}
+			if l.Engine == sim.EngineStatus && p.Status == "off" {
+				s.costs[runKey{l.ID, p}] = sim.StatusCostModel(l.Lesson, p, cfg.Tokens)
 			}
 		}
 	}
