@@ -2,9 +2,13 @@ package scenarios
 
 import (
 	"fmt"
+	"regexp"
 
 	"ctxsim/sim"
 )
+
+// toolUseID is what a tool_use id may look like (providers use toolu_01…).
+var toolUseID = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
 
 // status validates the status engine's section of lesson.yaml.
 func (b *builder) status(raw *rawStatus) *sim.StatusTrace {
@@ -50,7 +54,10 @@ func (b *builder) status(raw *rawStatus) *sim.StatusTrace {
 			if c.ID == "" || c.Tool == "" || c.Args == "" || c.Result == "" {
 				b.fail(path+".call", "needs id, tool, args and result")
 			}
-			b.checkID(path+".call.id", c.ID)
+			if !toolUseID.MatchString(c.ID) || b.ids["call-"+c.ID] != "" {
+				b.fail(path+".call.id", "must be a unique tool_use id matching %s, got %q", toolUseID, c.ID)
+			}
+			b.ids["call-"+c.ID] = path + ".call.id"
 			step.Call = &sim.ToolCall{ID: c.ID, Tool: c.Tool, Args: c.Args, Key: c.Key, Result: c.Result}
 		}
 		st.Steps = append(st.Steps, step)

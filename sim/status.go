@@ -78,6 +78,7 @@ type statusRun struct {
 }
 
 func (r *statusRun) block(id string, role Role, kind Kind, text string) Block {
+	text = strings.TrimRight(text, "\n")
 	return Block{ID: id, Role: role, Kind: kind, Content: text, Tokens: r.tok.Count(text)}
 }
 
@@ -149,7 +150,11 @@ func (r *statusRun) toolBlocks(c *ToolCall) (Block, Block) {
 	}
 	a := r.block("call-"+c.ID, RoleAssistant, KindToolCall, fmt.Sprintf("%s(%s)", c.Tool, c.Args))
 	a.Tool, a.ToolUseID = c.Tool, c.ID
-	a.Label = Text{"en": c.Tool + " " + c.Args, "ja": c.Tool + " " + c.Args}
+	name := c.Tool
+	if c.Key != "" {
+		name += " " + c.Key
+	}
+	a.Label = Text{"en": name, "ja": name}
 	result := c.Result
 	if r.p.Counter {
 		result += "\n" + r.counterLine(c)
@@ -228,7 +233,6 @@ func (r *statusRun) emit(step StatusStep, kind FrameKind, req []Block, cache Cac
 	for j := range req {
 		total += req[j].Tokens
 		req[j].New = prev == nil || !prev[req[j].ID]
-		req[j].Content = strings.TrimRight(req[j].Content, "\n")
 	}
 	c := cache
 	r.frames = append(r.frames, Frame{

@@ -16,6 +16,7 @@ type UI struct {
 	On, Off      string
 	Window       string
 	Meter        string
+	MeterRequest string
 	ThresholdOf  string
 	First        string
 	Prev         string
@@ -82,7 +83,7 @@ var uiEN = UI{
 	Lang: "en", Product: "ctxsim", Tagline: "See an agent's context window fill, compact and remember.",
 	Lessons: "Lessons", Language: "Language", OtherLang: "日本語",
 	Compaction: "Compaction", Memory: "Memory", Threshold: "Threshold", Recording: "Recording",
-	On: "on", Off: "off", Window: "Context window", Meter: "tokens in the window",
+	On: "on", Off: "off", Window: "Context window", Meter: "tokens in the window", MeterRequest: "tokens in this request",
 	ThresholdOf: "threshold",
 	First:       "First", Prev: "Previous", Next: "Next", Last: "Last", StepOf: "Step %d of %d",
 	Keys: "← → keys step", MemoryFile: "file on disk", MemoryOff: "Memory is off: there is no MEMORY.md store in this mode.",
@@ -102,7 +103,7 @@ var uiEN = UI{
 	Start: "Start", WhatChanged: "What changed",
 	Params: map[string]string{
 		"compaction": "Compaction", "memory": "Memory", "threshold": "Threshold", "rec": "Recording",
-		"status": "Status bar", "counter": "Counter", "clock": "Clock in system", "alpha": "α cached price",
+		"status": "Status bar", "counter": "Counter", "clock": "Clock in system prompt", "alpha": "Cached price α",
 		"strategy": "Strategy", "floor": "Floor", "summarizer": "Summarizer", "budget": "Budget counts", "pairs": "Pairs",
 	},
 	Values: map[string]string{"on": "on", "off": "off", "replace": "replace", "append": "append",
@@ -113,7 +114,7 @@ var uiJA = UI{
 	Lang: "ja", Product: "ctxsim", Tagline: "エージェントのコンテキストウィンドウが埋まり、圧縮され、記憶する様子を見る。",
 	Lessons: "レッスン", Language: "言語", OtherLang: "English",
 	Compaction: "圧縮", Memory: "メモリ", Threshold: "しきい値", Recording: "録画",
-	On: "オン", Off: "オフ", Window: "コンテキストウィンドウ", Meter: "窓の token 数",
+	On: "オン", Off: "オフ", Window: "コンテキストウィンドウ", Meter: "窓の token 数", MeterRequest: "この要求の token 数",
 	ThresholdOf: "しきい値",
 	First:       "最初", Prev: "前へ", Next: "次へ", Last: "最後", StepOf: "ステップ %d / %d",
 	Keys: "← → キーで移動", MemoryFile: "ディスク上のファイル", MemoryOff: "メモリはオフです。このモードには MEMORY.md の保存先がありません。",

@@ -113,6 +113,7 @@ type Window struct {
 	Meter          string // "47.9k / 50k"
 	MeterExact     string // "47,900 / 50,000 tokens"
 	MeterState     string // ok, warn, error
+	MeterLabel     string // what the meter counts, when not the window
 	MeterPercent   int
 	Error          string
 	Empty          string // shown when the window holds nothing (between sessions)

@@ -13,7 +13,6 @@ import (
 
 	"github.com/labstack/echo/v4"
 
-	"ctxsim/scenarios"
 	"ctxsim/static"
 	"ctxsim/views"
 )
@@ -31,7 +30,7 @@ type assetSet struct {
 	urls   views.Assets
 }
 
-func buildAssets(lessons []*scenarios.Lesson) (assetSet, error) {
+func buildAssets(blockIDs []string) (assetSet, error) {
 	set := assetSet{byName: map[string]asset{}}
 	add := func(name string, body []byte) string {
 		sum := sha256.Sum256(body)
@@ -58,15 +57,15 @@ func buildAssets(lessons []*scenarios.Lesson) (assetSet, error) {
 		}
 		*f.dst = add(f.name, b)
 	}
-	set.urls.Scale = add("scale.css", scaleCSS(lessons))
+	set.urls.Scale = add("scale.css", scaleCSS(blockIDs))
 	return set, nil
 }
 
 // scaleCSS generates the height and position classes of the window
 // drawing (h-N, y-N: N thousandths of the window) and a view-transition
-// name for every block id a lesson can show. Classes instead of inline
+// name for every block id the preset runs show. Classes instead of inline
 // styles keep the Content-Security-Policy strict.
-func scaleCSS(lessons []*scenarios.Lesson) []byte {
+func scaleCSS(ids []string) []byte {
 	var b strings.Builder
 	b.WriteString("/* generated at start-up by web/assets.go */\n")
 	for u := 0; u <= maxU; u++ {
@@ -76,26 +75,6 @@ func scaleCSS(lessons []*scenarios.Lesson) []byte {
 	// (N u) fits the viewport: the window never rescales between steps.
 	for n := unitsPerWindow; n <= maxU; n++ {
 		fmt.Fprintf(&b, ".fit-%d{--col-h:clamp(240px,calc((100vh - var(--chrome-h))*%d/%d),720px)}\n", n, unitsPerWindow, n)
-	}
-	var ids []string
-	for _, l := range lessons {
-		ids = append(ids, "system")
-		for i := 1; i <= 9; i++ {
-			ids = append(ids, fmt.Sprintf("memory-%d", i), fmt.Sprintf("excerpt-%d", i))
-		}
-		for _, st := range l.Trace {
-			for _, m := range st.Messages {
-				ids = append(ids, m.ID)
-			}
-			if st.Branch != nil {
-				for _, m := range append(slices.Clone(st.Branch.Found), st.Branch.Missing...) {
-					ids = append(ids, m.ID)
-				}
-			}
-		}
-		for _, c := range l.Cards {
-			ids = append(ids, c.ID)
-		}
 	}
 	slices.Sort(ids)
 	for _, id := range slices.Compact(ids) {

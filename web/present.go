@@ -11,7 +11,8 @@ import (
 )
 
 // aboutKeys are the lesson-level narration sections, in display order.
-var aboutKeys = []string{"intro", "tokens-note", "boundaries", "lifetimes", "mistakes", "simplifications", "recordings"}
+var aboutKeys = []string{"intro", "tokens-note", "boundaries", "lifetimes", "kinds", "why-tail", "why-code",
+	"raw-context", "replace-vs-append", "cache-story", "outcomes", "mistakes", "simplifications", "recordings"}
 
 // pageInput is what lessonPage needs to build one state's view model.
 type pageInput struct {
@@ -97,6 +98,10 @@ func (s *Server) windowView(l *scenarios.Lesson, st State, f sim.Frame, ui views
 	}
 	if len(f.Blocks) == 0 {
 		w.Empty = ui.Empty
+	}
+	if l.Engine == sim.EngineStatus {
+		// The window is only a drawing scale here: the figure is the request.
+		w.Meter, w.MeterExact, w.MeterLabel = exact(f.Total), exact(f.Total), ui.MeterRequest
 	}
 	for i, b := range f.Blocks {
 		w.Blocks = append(w.Blocks, s.blockView(l.Lesson, b, lo.heights[i], st.Lang, ui, ph))
@@ -240,7 +245,7 @@ func changesOf(l *scenarios.Lesson, st State, f sim.Frame, ph phrases) []string 
 		case sim.EventMessage:
 			for _, b := range f.Blocks {
 				if b.ID == e.Block {
-					out = append(out, fmt.Sprintf(ph.added, kTokens(b.Tokens), b.Label.In(st.Lang)))
+					out = append(out, fmt.Sprintf(ph.added, sizeOf(l.Lesson, b.Tokens), b.Label.In(st.Lang)))
 				}
 			}
 		case sim.EventMemoryWrite:

@@ -2,6 +2,7 @@ package web
 
 import (
 	"fmt"
+	"strings"
 
 	"ctxsim/scenarios"
 	"ctxsim/sim"
@@ -19,7 +20,7 @@ func (s *Server) statusExtras(in pageInput, p *views.LessonPage) {
 		case b.Kind == sim.KindStatus:
 			p.Window.Blocks[i].Badges = append(p.Window.Blocks[i].Badges, views.Badge{Text: sx.byCode, Tone: "warn"})
 		case b.ToolUseID != "":
-			p.Window.Blocks[i].Badges = append(p.Window.Blocks[i].Badges, views.Badge{Text: b.ToolUseID, Tone: "info"})
+			p.Window.Blocks[i].Badges = append(p.Window.Blocks[i].Badges, pairBadge(b.ToolUseID))
 		}
 	}
 	if c := f.Cache; c != nil {
@@ -141,4 +142,13 @@ func statusWordsFor(lang string) statusWords {
 		return statusWordsJA
 	}
 	return statusWordsEN
+}
+
+// pairBadge links a tool call and its result: "#01" for toolu_01.
+func pairBadge(id string) views.Badge {
+	short := id
+	if i := strings.LastIndexAny(id, "_-"); i >= 0 && i+1 < len(id) {
+		short = id[i+1:]
+	}
+	return views.Badge{Text: "#" + short, Tone: "info"}
 }

@@ -78,11 +78,27 @@ func New(cfg Config) (*Server, error) {
 		}
 	}
 	var err error
-	if s.assets, err = buildAssets(s.lessons.list); err != nil {
+	if s.assets, err = buildAssets(s.blockIDs()); err != nil {
 		return nil, err
 	}
 	s.echo = s.newEcho()
 	return s, nil
+}
+
+// blockIDs lists every block id of every preset run, for view transitions.
+func (s *Server) blockIDs() []string {
+	var ids []string
+	for _, frames := range s.presets {
+		for _, f := range frames {
+			for _, b := range f.Blocks {
+				ids = append(ids, b.ID)
+			}
+			if f.Pending != nil {
+				ids = append(ids, f.Pending.ID)
+			}
+		}
+	}
+	return ids
 }
 
 // warm counts every text once now, so pages never wait for the tokenizer.
