@@ -7,6 +7,7 @@ type Assets struct {
 	JS    string
 	Htmx  string
 	Icon  string
+	Room  string // room.js: presenter rooms and audience follow
 }
 
 // Link is a labelled URL.
@@ -50,6 +51,7 @@ type LessonPage struct {
 	UI        UI
 	Assets    Assets
 	Title     string
+	LessonID  string
 	IndexURL  string
 	URL       string // canonical URL of this state
 	AltLang   Link

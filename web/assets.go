@@ -50,7 +50,7 @@ func buildAssets(blockIDs []string) (assetSet, error) {
 	for _, f := range []struct {
 		name string
 		dst  *string
-	}{{"app.css", &set.urls.CSS}, {"app.js", &set.urls.JS}, {"htmx.min.js", &set.urls.Htmx}, {"favicon.svg", &set.urls.Icon}} {
+	}{{"app.css", &set.urls.CSS}, {"app.js", &set.urls.JS}, {"htmx.min.js", &set.urls.Htmx}, {"favicon.svg", &set.urls.Icon}, {"room.js", &set.urls.Room}} {
 		b, err := read(f.name)
 		if err != nil {
 			return set, err

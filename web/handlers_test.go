@@ -159,8 +159,8 @@ func TestSecurityHeaders(t *testing.T) {
 			t.Errorf("page contains %q", bad)
 		}
 	}
-	if n := strings.Count(body, "<script src=\"/static/"); n != 2 {
-		t.Errorf("page has %d local scripts; want 2 (htmx, app.js)", n)
+	if n := strings.Count(body, "<script src=\"/static/"); n != 3 {
+		t.Errorf("page has %d local scripts; want 3 (htmx, app.js, room.js)", n)
 	}
 	if strings.Contains(body, "http://") || strings.Contains(body, "https://") {
 		t.Errorf("page links to another host")

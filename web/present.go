@@ -34,7 +34,7 @@ func (s *Server) lessonPage(in pageInput) (views.LessonPage, error) {
 	alt := st
 	alt.Lang = otherLang(st.Lang)
 	p := views.LessonPage{
-		Lang: st.Lang, UI: ui, Assets: s.assets.urls, Title: l.Title.In(st.Lang),
+		Lang: st.Lang, UI: ui, Assets: s.assets.urls, Title: l.Title.In(st.Lang), LessonID: l.ID,
 		IndexURL: "/" + st.Lang + "/", URL: LessonURL(l.Lesson, st),
 		AltLang: views.Link{Label: ui.OtherLang, URL: LessonURL(l.Lesson, alt)},
 		Modes:   modes,

@@ -4,11 +4,13 @@ import "github.com/labstack/echo/v4"
 
 // routes is the whole URL surface of ctxsim, one line per route.
 func (s *Server) routes(e *echo.Echo) {
-	e.GET("/", s.index)                                  // lesson list, language from cookie or Accept-Language
-	e.GET("/healthz", s.healthz)                         // liveness for process supervisors
-	e.GET("/static/:file", s.static)                     // content-hashed CSS and JS, immutable
-	e.GET("/api/lessons", s.apiLessons)                  // JSON [{id, title}]
-	e.GET("/api/lessons/:id/frames", s.apiFrames)        // JSON frames of a lesson under a policy (query)
+	e.GET("/", s.index)                           // lesson list, language from cookie or Accept-Language
+	e.GET("/healthz", s.healthz)                  // liveness for process supervisors
+	e.GET("/static/:file", s.static)              // content-hashed CSS and JS, immutable
+	e.GET("/api/lessons", s.apiLessons)           // JSON [{id, title}]
+	e.GET("/api/lessons/:id/frames", s.apiFrames) // JSON frames of a lesson under a policy (query)
+	// rooms: presenter and audience (web/rooms.go)
+	s.roomRoutes(e)
 	e.GET("/:lang", s.langOrLesson)                      // /en, /ja: index; /<lesson>: redirect to a language
 	e.GET("/:lang/", s.langOrLesson)                     // same, with a trailing slash
 	e.GET("/:lang/:lesson", s.lessonStart)               // redirect to the default state, step 1

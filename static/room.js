@@ -1,0 +1,1 @@
+// room.js: presenter rooms and audience follow (see web/rooms.go).
