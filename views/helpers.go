@@ -3,6 +3,7 @@ package views
 import (
 	"fmt"
 	"strconv"
+	"strings"
 )
 
 // htmxConfig keeps htmx from injecting a <style> element (the CSP forbids
@@ -26,4 +27,32 @@ func errorTitle(ui UI, status int) string {
 		return t
 	}
 	return ui.ErrorTitle[500]
+}
+
+// blockState lists a block's states for the text alternative.
+func blockState(ui UI, b BlockView) string {
+	var parts []string
+	if b.New {
+		parts = append(parts, ui.StateNew)
+	}
+	if b.Selected {
+		parts = append(parts, ui.StateSelected)
+	}
+	if b.Cached {
+		parts = append(parts, ui.StateCached)
+	}
+	if b.FirstChanged {
+		parts = append(parts, ui.StateFirstChanged)
+	}
+	for _, bd := range b.Badges {
+		parts = append(parts, bd.Text)
+	}
+	return strings.Join(parts, ", ")
+}
+
+func boolAttr(b bool) string {
+	if b {
+		return "true"
+	}
+	return "false"
 }

@@ -3,58 +3,68 @@ package views
 // UI holds the interface labels of one language. Lesson text lives with the
 // lessons; these are the words of the page itself.
 type UI struct {
-	Lang         string
-	Product      string
-	Tagline      string
-	Lessons      string
-	Language     string
-	OtherLang    string
-	Compaction   string
-	Memory       string
-	Threshold    string
-	Recording    string
-	On, Off      string
-	Window       string
-	Meter        string
-	MeterRequest string
-	ThresholdOf  string
-	First        string
-	Prev         string
-	Next         string
-	Last         string
-	StepOf       string // "Step %d of %d"
-	Keys         string
-	MemoryFile   string
-	MemoryOff    string
-	Changed      string
-	Snapshot     string
-	CopyTitle    string
-	NoCopy       string
-	Summarizer   string
-	Provenance   string
-	TraceSize    string
-	ExcerptCount string
-	ExcerptShort string // format: excerpt token count on a block
-	TokensNote   string
-	Close        string
-	Inspect      string
-	About        string
-	Source       string
-	Simulated    string
-	ScaleNote    string
-	Roles        map[string]string
-	Kinds        map[string]string
-	ErrorTitle   map[int]string
-	Allowed      string
-	Param        string
-	BackToList   string
-	Empty        string
-	Refused      string
-	Start        string
-	WhatChanged  string
-	Params       map[string]string // parameter labels
-	Values       map[string]string // value labels, by "param=value" or "value"
+	Lang                                                         string
+	Product                                                      string
+	Tagline                                                      string
+	Lessons                                                      string
+	Language                                                     string
+	OtherLang                                                    string
+	Compaction                                                   string
+	Memory                                                       string
+	Threshold                                                    string
+	Recording                                                    string
+	On, Off                                                      string
+	Window                                                       string
+	Meter                                                        string
+	MeterRequest                                                 string
+	ThresholdOf                                                  string
+	First                                                        string
+	Prev                                                         string
+	Next                                                         string
+	Last                                                         string
+	StepOf                                                       string // "Step %d of %d"
+	Keys                                                         string
+	MemoryFile                                                   string
+	MemoryOff                                                    string
+	Changed                                                      string
+	Snapshot                                                     string
+	CopyTitle                                                    string
+	NoCopy                                                       string
+	Summarizer                                                   string
+	Provenance                                                   string
+	TraceSize                                                    string
+	ExcerptCount                                                 string
+	ExcerptShort                                                 string // format: excerpt token count on a block
+	TokensNote                                                   string
+	Close                                                        string
+	Inspect                                                      string
+	About                                                        string
+	Source                                                       string
+	Simulated                                                    string
+	ScaleNote                                                    string
+	Roles                                                        map[string]string
+	Kinds                                                        map[string]string
+	ErrorTitle                                                   map[int]string
+	Allowed                                                      string
+	Param                                                        string
+	BackToList                                                   string
+	Empty                                                        string
+	Refused                                                      string
+	Start                                                        string
+	WhatChanged                                                  string
+	BlocksTable, Role, Kind, Name, State                         string
+	StateNew, StateSelected, StateCached, StateFirstChanged      string
+	Present, Notes, Compare, ExitPresent, ExitCompare, KeysTitle string
+	Autoplay, Pause, Speed, PausedDecisive, NextUp, Difference   string
+	KeyHelp                                                      []KeyHelp
+	DefaultMode                                                  string
+	ChangePolicies                                               string
+	Params                                                       map[string]string // parameter labels
+	Values                                                       map[string]string // value labels, by "param=value" or "value"
 }
+
+// KeyHelp is one line of the keyboard map.
+type KeyHelp struct{ Keys, Does string }
 
 // ParamLabel is the label of a policy parameter's control.
 func (ui UI) ParamLabel(name string) string {
@@ -101,6 +111,14 @@ var uiEN = UI{
 	Allowed:    "Allowed", Param: "Parameter", BackToList: "All lessons",
 	Empty: "Empty: between sessions nothing is in the window.", Refused: "Refused",
 	Start: "Start", WhatChanged: "What changed",
+	BlocksTable: "The window as a table", Role: "Role", Kind: "Kind", Name: "Name", State: "State",
+	StateNew: "new", StateSelected: "in the compaction range", StateCached: "cached", StateFirstChanged: "first recomputed",
+	Present: "Present", Notes: "Speaker notes", Compare: "Compare", ExitPresent: "Exit presenter view", ExitCompare: "Single view",
+	KeysTitle: "Keys", Autoplay: "Autoplay", Pause: "Pause", Speed: "Speed",
+	PausedDecisive: "Paused on a decisive step: press space or Autoplay to go on.", NextUp: "Next", Difference: "Difference", DefaultMode: "default", ChangePolicies: "Change both policies",
+	KeyHelp: []KeyHelp{{"→ ← or space", "step (space resumes autoplay when it paused)"}, {"Home End", "first, last step"},
+		{"1 … 9", "switch mode"}, {"c", "compare with the default mode / back"}, {"p", "presenter view / back"},
+		{"a", "autoplay on / off"}, {"f", "full screen"}, {"?", "show these keys"}},
 	Params: map[string]string{
 		"compaction": "Compaction", "memory": "Memory", "threshold": "Threshold", "rec": "Recording",
 		"status": "Status bar", "counter": "Counter", "clock": "Clock in system prompt", "alpha": "Cached price α",
@@ -132,6 +150,14 @@ var uiJA = UI{
 	Allowed:    "使える値", Param: "パラメーター", BackToList: "レッスン一覧",
 	Empty: "空です。セッションの間、窓には何もありません。", Refused: "拒否",
 	Start: "始める", WhatChanged: "変化",
+	BlocksTable: "窓を表で見る", Role: "ロール", Kind: "種類", Name: "名前", State: "状態",
+	StateNew: "新規", StateSelected: "圧縮範囲", StateCached: "キャッシュ済み", StateFirstChanged: "ここから再計算",
+	Present: "発表", Notes: "発表者ノート", Compare: "比較", ExitPresent: "発表ビューを終了", ExitCompare: "単独表示",
+	KeysTitle: "キー操作", Autoplay: "自動再生", Pause: "一時停止", Speed: "速度",
+	PausedDecisive: "重要なステップで一時停止しました。スペースか自動再生で続けます。", NextUp: "次", Difference: "違い", DefaultMode: "既定", ChangePolicies: "両方の方針を変える",
+	KeyHelp: []KeyHelp{{"→ ← またはスペース", "ステップ移動（自動再生が止まったときはスペースで再開）"}, {"Home End", "最初、最後のステップ"},
+		{"1 … 9", "モード切り替え"}, {"c", "既定モードと比較／戻る"}, {"p", "発表ビュー／戻る"},
+		{"a", "自動再生のオン／オフ"}, {"f", "全画面"}, {"?", "キー一覧を表示"}},
 	Params: map[string]string{
 		"compaction": "圧縮", "memory": "メモリ", "threshold": "しきい値", "rec": "録画",
 		"status": "ステータスバー", "counter": "カウンター", "clock": "system に時刻", "alpha": "α キャッシュ単価",

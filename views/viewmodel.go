@@ -64,6 +64,7 @@ type LessonPage struct {
 	About     []AboutSection
 	Source    string
 	Panels    []Panel // engine-specific panels beside the window (cache, cost, counters, outcomes)
+	Nav       Nav
 }
 
 // Panel is a card in the side column: a title, rows of figures, a note and
@@ -218,4 +219,90 @@ type AboutSection struct {
 	Key      string
 	Headline string
 	Body     string
+}
+
+// QuickMode is a numbered policy a presenter switches to with a digit key.
+type QuickMode struct {
+	Key    int
+	Label  string
+	URL    string
+	Active bool
+}
+
+// Nav holds the links between the views of one state and the controls
+// every view shares (quick modes, autoplay).
+type Nav struct {
+	NormalURL  string
+	PresentURL string
+	NotesURL   string
+	CompareURL string // toggles the comparison on or off
+	Compare    bool   // this view is a comparison
+	QuickModes []QuickMode
+	Decisive   bool // autoplay pauses here
+}
+
+// ComparePane is one side of a comparison.
+type ComparePane struct {
+	Title    string // the policy, in words
+	Window   Window
+	Diff     string // one line: what happened on this side here
+	Headline string
+}
+
+// CompareView is two policies side by side at one point of the trace.
+type CompareView struct {
+	Left, Right ComparePane
+	Delta       string // token difference, right minus left
+}
+
+// ComparePage is the comparison of two policies of a lesson.
+type ComparePage struct {
+	Lang     string
+	UI       UI
+	Assets   Assets
+	Title    string
+	LessonID string
+	URL      string
+	IndexURL string
+	AltLang  Link
+	Modes    []ModeGroup // the left policy's controls
+	ModesB   []ModeGroup // the right policy's controls
+	View     CompareView
+	Steps    StepBar
+	Nav      Nav
+}
+
+// PresentPage is the projector view of a state (or of a comparison).
+type PresentPage struct {
+	Lang     string
+	UI       UI
+	Assets   Assets
+	Title    string
+	LessonID string
+	URL      string
+	StateURL string // the normal view of this state, which an audience follows
+	Window   Window
+	Compare  *CompareView
+	Kicker   string
+	Headline string
+	Changes  []string
+	Steps    StepBar
+	Nav      Nav
+}
+
+// NotesPage is the speaker-notes window: the full narration of the state and
+// the next step's headline.
+type NotesPage struct {
+	Lang         string
+	UI           UI
+	Assets       Assets
+	Title        string
+	URL          string
+	Kicker       string
+	Headline     string
+	Body         string
+	Changes      []string
+	NextHeadline string
+	Steps        StepBar
+	Nav          Nav
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"ctxsim/scenarios"
+	"ctxsim/sim"
 	"ctxsim/views"
 )
 
@@ -83,29 +84,44 @@ func (s *Server) lessonStart(c echo.Context) error {
 	return c.Redirect(http.StatusFound, LessonURL(l.Lesson, State{Lang: lang, Lesson: l.ID, Policy: p, Step: 1}))
 }
 
-// lessonState renders one state of a lesson. Policy parameters given as a
-// query (?threshold=73, from a form or a hand-typed link) redirect to the
-// canonical path.
+// lessonState renders one state of a lesson in any of its views: the page,
+// the presenter view, the speaker notes, or a comparison of two policies.
+// Policy parameters given as a query (?threshold=73, from a form or a
+// hand-typed link) redirect to the canonical path.
 func (s *Server) lessonState(c echo.Context) error {
 	lang, l, err := s.langAndLesson(c)
 	if err != nil {
 		return err
 	}
-	p, err := ParsePolicySegment(l.Lesson, c.Param("policy"))
+	st := State{Lang: lang, Lesson: l.ID}
+	if st.Policy, err = ParsePolicySegment(l.Lesson, c.Param("policy")); err != nil {
+		return err
+	}
+	if seg := c.Param("policyB"); seg != "" {
+		b, err := ParsePolicySegment(l.Lesson, seg)
+		if err != nil {
+			return err
+		}
+		st.Compare = &b
+	}
+	if st.View, err = ParseView(c.Param("view")); err != nil {
+		return err
+	}
+	if st.Compare != nil && st.View == ViewNotes {
+		return badParam("view", ViewPresent+" (a comparison has no speaker notes)")
+	}
+	frames, err := s.run(l, st.Policy)
 	if err != nil {
 		return err
 	}
-	frames, err := s.run(l, p)
-	if err != nil {
+	if st.Compare != nil {
+		return s.compareState(c, l, st, frames)
+	}
+	if st.Step, err = ParseStep(c.Param("step"), len(frames)); err != nil {
 		return err
 	}
-	step, err := ParseStep(c.Param("step"), len(frames))
-	if err != nil {
-		return err
-	}
-	st := State{Lang: lang, Lesson: l.ID, Policy: p, Step: step}
 	if q := c.QueryParams(); HasPolicyQuery(l.Lesson, q) {
-		np, err := ApplyQuery(l.Lesson, p, q)
+		np, err := ApplyQuery(l.Lesson, st.Policy, q)
 		if err != nil {
 			return err
 		}
@@ -113,15 +129,52 @@ func (s *Server) lessonState(c echo.Context) error {
 		if err != nil {
 			return err
 		}
-		st.Policy, st.Step = np, alignStep(l, frames, frames[step-1], to)
+		st.Policy, st.Step = np, alignStep(l, frames, frames[st.Step-1], to)
 		return c.Redirect(http.StatusFound, LessonURL(l.Lesson, st))
 	}
-	page, err := s.lessonPage(pageInput{lesson: l, state: st, frames: frames})
+	in := pageInput{lesson: l, state: st, frames: frames}
+	rememberLang(c, lang)
+	switch st.View {
+	case ViewPresent:
+		page, err := s.presentPage(in)
+		if err != nil {
+			return err
+		}
+		return render(c, http.StatusOK, views.Present(page))
+	case ViewNotes:
+		page, err := s.notesPage(in)
+		if err != nil {
+			return err
+		}
+		return render(c, http.StatusOK, views.Notes(page))
+	}
+	page, err := s.lessonPage(in)
 	if err != nil {
 		return err
 	}
-	rememberLang(c, lang)
 	return render(c, http.StatusOK, views.Lesson(page))
+}
+
+// compareState renders two policies side by side at one position of their
+// aligned timeline.
+func (s *Server) compareState(c echo.Context, l *scenarios.Lesson, st State, fa []sim.Frame) error {
+	fb, err := s.run(l, *st.Compare)
+	if err != nil {
+		return err
+	}
+	tl := alignRuns(fa, fb)
+	if st.Step, err = ParseStep(c.Param("step"), len(tl)); err != nil {
+		return err
+	}
+	cp, pp, err := s.comparePage(l, st, fa, fb, tl)
+	if err != nil {
+		return err
+	}
+	rememberLang(c, st.Lang)
+	if pp != nil {
+		return render(c, http.StatusOK, views.Present(*pp))
+	}
+	return render(c, http.StatusOK, views.Compare(cp))
 }
 
 func (s *Server) langAndLesson(c echo.Context) (string, *scenarios.Lesson, error) {

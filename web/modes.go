@@ -30,7 +30,8 @@ func (s *Server) modes(in pageInput) ([]views.ModeGroup, error) {
 			if err != nil {
 				return nil, err
 			}
-			to := State{Lang: st.Lang, Lesson: st.Lesson, Policy: p, Step: alignStep(l, in.frames, cur, frames)}
+			to := st
+			to.Policy, to.Step = p, alignStep(l, in.frames, cur, frames)
 			mg.Options = append(mg.Options, views.ModeOption{
 				Value: v, Label: ui.ValueLabel(pr.Name, v), URL: LessonURL(l.Lesson, to), Active: p == st.Policy,
 			})

@@ -11,11 +11,19 @@ import (
 
 // State is everything a lesson page shows, and so everything its URL holds.
 type State struct {
-	Lang   string
-	Lesson string
-	Policy sim.Policy
-	Step   int // 1-based
+	Lang    string
+	Lesson  string
+	Policy  sim.Policy
+	Compare *sim.Policy // the second policy of a side-by-side comparison
+	Step    int         // 1-based: a frame, or a position of the compared timeline
+	View    string      // "", ViewPresent or ViewNotes
 }
+
+// Views of a lesson state besides the normal page.
+const (
+	ViewPresent = "present" // projector view: the window and the headline, large
+	ViewNotes   = "notes"   // speaker notes: full narration and the next headline
+)
 
 // PolicySegment is the canonical path segment of p for l: its engine's
 // parameters as name-value, in order, joined by dots
@@ -88,9 +96,27 @@ func lessonParam(l *sim.Lesson, name string) (sim.Param, bool) {
 	return sim.Param{}, false
 }
 
-// LessonURL is the canonical path of a lesson state.
+// LessonURL is the canonical path of a lesson state:
+// /{lang}/{lesson}/{policy}[/vs/{policy}]/{step}[/{view}].
 func LessonURL(l *sim.Lesson, s State) string {
-	return fmt.Sprintf("/%s/%s/%s/%d", s.Lang, s.Lesson, PolicySegment(l, s.Policy), s.Step)
+	u := fmt.Sprintf("/%s/%s/%s", s.Lang, s.Lesson, PolicySegment(l, s.Policy))
+	if s.Compare != nil {
+		u += "/vs/" + PolicySegment(l, *s.Compare)
+	}
+	u += "/" + strconv.Itoa(s.Step)
+	if s.View != "" {
+		u += "/" + s.View
+	}
+	return u
+}
+
+// ParseView reads the view suffix of a state URL.
+func ParseView(v string) (string, error) {
+	switch v {
+	case "", ViewPresent, ViewNotes:
+		return v, nil
+	}
+	return "", badParam("view", ViewPresent+"|"+ViewNotes)
 }
 
 // ParseStep reads a 1-based step number no larger than n.

@@ -3,12 +3,13 @@ package web
 // phrases are the "what changed" sentences, per language. Figures are
 // filled in by changesOf; the words are translated, not generated.
 type phrases struct {
-	added, memWrite, memOff, crossed, selected, summary, mechanical  string
-	replaced, heavyTail, overflow, sessionEnd, sessionStart          string
-	found, missing, skipped, authored, memoryCopy, noMemory          string
-	kicker, session, between                                         string
-	authoredCounted, statusIn, statusOut, toolCall, decision         string
-	cacheCold, cacheAppend, cacheReplaced, cacheSystem, cacheRewrite string
+	added, memWrite, memOff, crossed, selected, summary, mechanical             string
+	replaced, heavyTail, overflow, sessionEnd, sessionStart                     string
+	found, missing, skipped, authored, memoryCopy, noMemory                     string
+	kicker, session, between                                                    string
+	authoredCounted, statusIn, statusOut, toolCall, decision                    string
+	cacheCold, cacheAppend, cacheReplaced, cacheSystem, cacheRewrite            string
+	holding, compactedHere, refusedHere, crossedHere, summaryHere, nowAt, delta string
 }
 
 var phrasesEN = phrases{
@@ -43,6 +44,13 @@ var phrasesEN = phrases{
 	cacheReplaced:   "cache: %s reused; the old status was removed, so %s from there on is recomputed",
 	cacheSystem:     "cache: the system prompt changed, so all %s is recomputed",
 	cacheRewrite:    "cache: %s reused; a rewritten message invalidates %s after it",
+	holding:         "no change here: still %s",
+	compactedHere:   "compacted here: %s → %s",
+	refusedHere:     "refused: %s at %s",
+	crossedHere:     "threshold crossed: %s > %s",
+	summaryHere:     "summary %s ready",
+	nowAt:           "%s (%s)",
+	delta:           "right − left = %s tokens (%s vs %s)",
 }
 
 var phrasesJA = phrases{
@@ -77,6 +85,13 @@ var phrasesJA = phrases{
 	cacheReplaced:   "キャッシュ：%s を再利用。古いステータスを削除したので、そこから先の %s を再計算",
 	cacheSystem:     "キャッシュ：システムプロンプトが変わったので %s すべてを再計算",
 	cacheRewrite:    "キャッシュ：%s を再利用。書き換えた位置より後の %s を無効化",
+	holding:         "ここでは変化なし：%s のまま",
+	compactedHere:   "ここで圧縮：%s → %s",
+	refusedHere:     "拒否：%s（%s）",
+	crossedHere:     "しきい値超過：%s > %s",
+	summaryHere:     "要約 %s ができた",
+	nowAt:           "%s（%s）",
+	delta:           "右 − 左 = %s token（%s 対 %s）",
 }
 
 func phrasesFor(lang string) phrases {

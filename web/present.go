@@ -31,6 +31,10 @@ func (s *Server) lessonPage(in pageInput) (views.LessonPage, error) {
 	if err != nil {
 		return views.LessonPage{}, err
 	}
+	nav, err := s.navOf(l, st, in.frames, st.Step-1)
+	if err != nil {
+		return views.LessonPage{}, err
+	}
 	alt := st
 	alt.Lang = otherLang(st.Lang)
 	p := views.LessonPage{
@@ -38,6 +42,7 @@ func (s *Server) lessonPage(in pageInput) (views.LessonPage, error) {
 		IndexURL: "/" + st.Lang + "/", URL: LessonURL(l.Lesson, st),
 		AltLang: views.Link{Label: ui.OtherLang, URL: LessonURL(l.Lesson, alt)},
 		Modes:   modes,
+		Nav:     nav,
 		Window:  s.windowView(l, st, f, ui, ph),
 		Memory:  memoryView(l, f, ui, ph),
 		Steps:   stepBar(l, st, in.frames, ui),

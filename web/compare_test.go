@@ -1,0 +1,61 @@
+package web
+
+import (
+	"testing"
+
+	"ctxsim/sim"
+)
+
+func TestAlignRuns(t *testing.T) {
+	s := newTestServer(t)
+	l := s.lessons.byID["context-memory"]
+	def, _ := s.run(l, l.DefaultPolicy())
+	off := l.DefaultPolicy()
+	off.Compaction = false
+	noComp, _ := s.run(l, off)
+	tl := alignRuns(def, noComp)
+	// Every frame of each side appears, in order, and each side only moves
+	// forward.
+	for side, frames := range map[string][]sim.Frame{"default": def, "no compaction": noComp} {
+		seen := map[int]bool{}
+		prev := -1
+		for _, p := range tl {
+			i := p.a
+			if side != "default" {
+				i = p.b
+			}
+			if i < prev {
+				t.Fatalf("%s goes back from frame %d to %d", side, prev+1, i+1)
+			}
+			prev = i
+			seen[i] = true
+		}
+		if len(seen) != len(frames) {
+			t.Errorf("%s: %d of %d frames shown", side, len(seen), len(frames))
+		}
+	}
+	// Aligned by trace position: wherever one side shows a frame of a trace
+	// step, the other shows a frame of the same step or an earlier one it
+	// is holding, never a later one.
+	idx := func(step string) int { return traceIndex(l, step) }
+	for k, p := range tl {
+		a, b := def[p.a], noComp[p.b]
+		if a.TraceStep != b.TraceStep && idx(a.TraceStep) < idx(b.TraceStep) && p.a != 0 {
+			// a may only be behind b when a is holding its last frame of a step b has not got
+			if _, ok := groups(def)[b.TraceStep]; ok && len(groups(def)[b.TraceStep]) >= len(groups(noComp)[b.TraceStep]) {
+				t.Errorf("position %d: default at %s (frame %d) behind no-compaction at %s (frame %d)", k+1, a.TraceStep, p.a+1, b.TraceStep, p.b+1)
+			}
+		}
+	}
+	// The compaction frames of the default run meet the no-compaction run
+	// still holding 47.9k, and the finished reply steps meet each other.
+	for _, p := range tl {
+		a, b := def[p.a], noComp[p.b]
+		if a.Kind == sim.FrameCrossed && b.Total != 47900 {
+			t.Errorf("at the default run's threshold crossing the other side shows %d; want 47900 (it has not replied yet)", b.Total)
+		}
+		if a.TraceStep == "reply" && a.Kind == sim.FrameStep && (b.TraceStep != "reply" || b.Total != 48500) {
+			t.Errorf("default reply frame meets %s %d; want no-compaction reply 48500", b.TraceStep, b.Total)
+		}
+	}
+}
