@@ -134,6 +134,8 @@
       else stopAutoplay();
     } else if (t.getAttribute("data-action") === "keys") {
       toggleHelp();
+    } else if (t.getAttribute("data-action") === "print") {
+      window.print();
     }
   });
 

@@ -59,6 +59,7 @@ type UI struct {
 	KeyHelp                                                      []KeyHelp
 	DefaultMode                                                  string
 	ChangePolicies                                               string
+	Handout, BackToLesson, Print                                 string
 	Params                                                       map[string]string // parameter labels
 	Values                                                       map[string]string // value labels, by "param=value" or "value"
 }
@@ -115,7 +116,7 @@ var uiEN = UI{
 	StateNew: "new", StateSelected: "in the compaction range", StateCached: "cached", StateFirstChanged: "first recomputed",
 	Present: "Present", Notes: "Speaker notes", Compare: "Compare", ExitPresent: "Exit presenter view", ExitCompare: "Single view",
 	KeysTitle: "Keys", Autoplay: "Autoplay", Pause: "Pause", Speed: "Speed",
-	PausedDecisive: "Paused on a decisive step: press space or Autoplay to go on.", NextUp: "Next", Difference: "Difference", DefaultMode: "default", ChangePolicies: "Change both policies",
+	PausedDecisive: "Paused on a decisive step: press space or Autoplay to go on.", NextUp: "Next", Difference: "Difference", DefaultMode: "default", ChangePolicies: "Change both policies", Handout: "Handout", BackToLesson: "Back to the lesson", Print: "Print",
 	KeyHelp: []KeyHelp{{"→ ← or space", "step (space resumes autoplay when it paused)"}, {"Home End", "first, last step"},
 		{"1 … 9", "switch mode"}, {"c", "compare with the default mode / back"}, {"p", "presenter view / back"},
 		{"a", "autoplay on / off"}, {"f", "full screen"}, {"?", "show these keys"}},
@@ -154,7 +155,7 @@ var uiJA = UI{
 	StateNew: "新規", StateSelected: "圧縮範囲", StateCached: "キャッシュ済み", StateFirstChanged: "ここから再計算",
 	Present: "発表", Notes: "発表者ノート", Compare: "比較", ExitPresent: "発表ビューを終了", ExitCompare: "単独表示",
 	KeysTitle: "キー操作", Autoplay: "自動再生", Pause: "一時停止", Speed: "速度",
-	PausedDecisive: "重要なステップで一時停止しました。スペースか自動再生で続けます。", NextUp: "次", Difference: "違い", DefaultMode: "既定", ChangePolicies: "両方の方針を変える",
+	PausedDecisive: "重要なステップで一時停止しました。スペースか自動再生で続けます。", NextUp: "次", Difference: "違い", DefaultMode: "既定", ChangePolicies: "両方の方針を変える", Handout: "配布資料", BackToLesson: "レッスンに戻る", Print: "印刷",
 	KeyHelp: []KeyHelp{{"→ ← またはスペース", "ステップ移動（自動再生が止まったときはスペースで再開）"}, {"Home End", "最初、最後のステップ"},
 		{"1 … 9", "モード切り替え"}, {"c", "既定モードと比較／戻る"}, {"p", "発表ビュー／戻る"},
 		{"a", "自動再生のオン／オフ"}, {"f", "全画面"}, {"?", "キー一覧を表示"}},

@@ -236,6 +236,7 @@ type Nav struct {
 	PresentURL string
 	NotesURL   string
 	CompareURL string // toggles the comparison on or off
+	HandoutURL string // the printable handout of this policy
 	Compare    bool   // this view is a comparison
 	QuickModes []QuickMode
 	Decisive   bool // autoplay pauses here
@@ -305,4 +306,29 @@ type NotesPage struct {
 	NextHeadline string
 	Steps        StepBar
 	Nav          Nav
+}
+
+// HandoutPage is the printable handout of a lesson under one policy: its
+// key frames with their narration, no controls.
+type HandoutPage struct {
+	Lang    string
+	UI      UI
+	Assets  Assets
+	Title   string
+	Policy  string
+	Intro   string // HTML
+	BackURL string
+	Frames  []HandoutFrame
+	Source  string
+	FitU    int
+}
+
+// HandoutFrame is one key frame of a handout.
+type HandoutFrame struct {
+	Step     int
+	Kicker   string
+	Headline string
+	Changes  []string
+	Body     string // HTML
+	Window   Window
 }

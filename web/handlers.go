@@ -177,6 +177,27 @@ func (s *Server) compareState(c echo.Context, l *scenarios.Lesson, st State, fa 
 	return render(c, http.StatusOK, views.Compare(cp))
 }
 
+// handout renders the printable handout of a lesson under one policy.
+func (s *Server) handout(c echo.Context) error {
+	lang, l, err := s.langAndLesson(c)
+	if err != nil {
+		return err
+	}
+	st := State{Lang: lang, Lesson: l.ID}
+	if st.Policy, err = ParsePolicySegment(l.Lesson, c.Param("policy")); err != nil {
+		return err
+	}
+	frames, err := s.run(l, st.Policy)
+	if err != nil {
+		return err
+	}
+	page, err := s.handoutPage(l, st, frames)
+	if err != nil {
+		return err
+	}
+	return render(c, http.StatusOK, views.Handout(page))
+}
+
 func (s *Server) langAndLesson(c echo.Context) (string, *scenarios.Lesson, error) {
 	lang := c.Param("lang")
 	if !slices.Contains(scenarios.Languages, lang) {

@@ -15,6 +15,7 @@ func (s *Server) routes(e *echo.Echo) {
 	e.GET("/:lang/", s.langOrLesson)                                       // same, with a trailing slash
 	e.GET("/:lang/:lesson", s.lessonStart)                                 // redirect to the default state, step 1
 	e.GET("/:lang/:lesson/:policy", s.lessonStart)                         // redirect to step 1 of that policy
+	e.GET("/:lang/:lesson/:policy/handout", s.handout)                     // printable handout: key frames and narration
 	e.GET("/:lang/:lesson/:policy/:step", s.lessonState)                   // one state of a lesson: the page
 	e.GET("/:lang/:lesson/:policy/:step/:view", s.lessonState)             // the same state: present | notes
 	e.GET("/:lang/:lesson/:policy/vs/:policyB/:step", s.lessonState)       // two policies side by side

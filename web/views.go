@@ -54,6 +54,9 @@ func (s *Server) navOf(l *scenarios.Lesson, st State, frames []sim.Frame, cur in
 	if st.View == ViewPresent && st.Compare == nil {
 		n.NotesURL = with(func(x *State) { x.View = ViewNotes })
 	}
+	if st.View == "" && st.Compare == nil {
+		n.HandoutURL = handoutURL(l.Lesson, st)
+	}
 	quick := quickPolicies(l.Lesson)
 	if st.Compare != nil {
 		n.CompareURL = with(func(x *State) { x.Compare, x.Step = nil, cur+1 })
@@ -294,4 +297,35 @@ func policyTitle(l *sim.Lesson, p, other sim.Policy, ui views.UI) string {
 		parts = all
 	}
 	return strings.Join(parts, " · ")
+}
+
+func handoutURL(l *sim.Lesson, st State) string {
+	return "/" + st.Lang + "/" + st.Lesson + "/" + PolicySegment(l, st.Policy) + "/handout"
+}
+
+// handoutPage builds the printable handout: the first frame, every
+// decisive frame and the last frame, with their narration.
+func (s *Server) handoutPage(l *scenarios.Lesson, st State, frames []sim.Frame) (views.HandoutPage, error) {
+	ui := views.UIFor(st.Lang)
+	intro, _ := l.Section(st.Lang, "intro")
+	st.Step = 1
+	hp := views.HandoutPage{
+		Lang: st.Lang, UI: ui, Assets: s.assets.urls, Title: l.Title.In(st.Lang),
+		Policy: policyTitle(l.Lesson, st.Policy, st.Policy, ui), Intro: intro.Body,
+		BackURL: LessonURL(l.Lesson, st), Source: l.Source.In(st.Lang), FitU: s.fit[l.ID],
+	}
+	for i, f := range frames {
+		if i != 0 && i != len(frames)-1 && !f.Decisive {
+			continue
+		}
+		x := st
+		x.Step = i + 1
+		lp, err := s.lessonPage(pageInput{lesson: l, state: x, frames: frames})
+		if err != nil {
+			return hp, err
+		}
+		hp.Frames = append(hp.Frames, views.HandoutFrame{Step: i + 1, Kicker: lp.Narration.Kicker,
+			Headline: lp.Narration.Headline, Changes: lp.Narration.Changes, Body: lp.Narration.Body, Window: lp.Window})
+	}
+	return hp, nil
 }
