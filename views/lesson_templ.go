@@ -1424,7 +1424,7 @@ func block(b BlockView) templ.Component {
 				return templ_7745c5c3_Err
 			}
 		}
-		if !b.Small && b.ExcerptShort != "" {
+		if b.Roomy && b.ExcerptShort != "" {
 			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 107, "<span class=\"blk-excerpt\" data-testid=\"block-excerpt\">")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err

@@ -142,6 +142,7 @@ type BlockView struct {
 	Exact        string // "19,000 tokens"
 	HeightU      int
 	Small        bool // label drawn in one compact line
+	Roomy        bool // tall enough for a second line (the excerpt token count)
 	New          bool
 	Selected     bool
 	Summary      bool

@@ -128,7 +128,7 @@ func (s *Server) blockView(l *sim.Lesson, b sim.Block, heightU int, lang string,
 		ID: b.ID, Anchor: "sheet-" + b.ID, Role: string(b.Role), Kind: string(b.Kind),
 		RoleLabel: ui.Roles[string(b.Role)], KindLabel: ui.Kinds[string(b.Kind)],
 		Label: label, Size: sizeOf(l, b.Tokens), Exact: exact(b.Tokens), HeightU: heightU,
-		Small: heightU < 2*minBlockU, New: b.New, Selected: b.Selected,
+		Small: heightU < 2*minBlockU, Roomy: heightU >= 3*minBlockU, New: b.New, Selected: b.Selected,
 		Cached: b.Cached, FirstChanged: b.FirstChanged,
 		Content: strings.TrimRight(b.Content, "\n"), Transition: b.ID,
 	}
@@ -215,14 +215,14 @@ func fillHeadline(h string, l *scenarios.Lesson, p sim.Policy, f sim.Frame) stri
 		key   string
 		value func() string
 	}{
-		{"{total}", func() string { return kTokens(f.Total) }},
-		{"{window}", func() string { return kLimit(l.Window) }},
-		{"{threshold}", func() string { return kTokens(l.ThresholdTokens(p.ThresholdPercent)) }},
+		{"{total}", func() string { return sizeOf(l.Lesson, f.Total) }},
+		{"{window}", func() string { return limitOf(l.Lesson) }},
+		{"{threshold}", func() string { return sizeOf(l.Lesson, l.ThresholdTokens(p.ThresholdPercent)) }},
 		{"{pct}", func() string { return strconv.Itoa(p.ThresholdPercent) + "%" }},
-		{"{before}", func() string { return kTokens(c.Before) }},
-		{"{after}", func() string { return kTokens(c.After) }},
+		{"{before}", func() string { return sizeOf(l.Lesson, c.Before) }},
+		{"{after}", func() string { return sizeOf(l.Lesson, c.After) }},
 		{"{count}", func() string { return strconv.Itoa(c.Count) }},
-		{"{summary}", func() string { return kTokens(c.Summary) }},
+		{"{summary}", func() string { return sizeOf(l.Lesson, c.Summary) }},
 	}
 	for i, v := range values {
 		if i >= 4 && c == nil {

@@ -25,10 +25,14 @@ func (s *Server) statusExtras(in pageInput, p *views.LessonPage) {
 	}
 	if c := f.Cache; c != nil {
 		p.Window.Legend = fmt.Sprintf(sx.legend, exact(c.ReusedTokens), exact(c.RecomputedTokens))
-		p.Panels = append(p.Panels, cachePanel(l.Lesson, f, sx, st.Lang, sectionBody(l, st.Lang, "cache-story")))
+		p.Panels = append(p.Panels, cachePanel(l.Lesson, f, sx, st.Lang))
 	}
 	cm := s.costModel(l, st.Policy)
-	p.Panels = append(p.Panels, costPanel(cm, sx, sectionBody(l, st.Lang, "cost-why")))
+	cp := costPanel(cm, sx, sectionBody(l, st.Lang, "cost-why"))
+	if st.Policy.Clock {
+		cp.Note = sx.clockNote + " " + cp.Note
+	}
+	p.Panels = append(p.Panels, cp)
 	if f.Kind == sim.FrameDecision {
 		p.Panels = append([]views.Panel{{ID: "outcomes-panel", Title: sx.outcomes, Tone: "ok",
 			Body: sectionBody(l, st.Lang, "outcomes")}}, p.Panels...)
@@ -38,14 +42,17 @@ func (s *Server) statusExtras(in pageInput, p *views.LessonPage) {
 // costModel returns the cost model of l under p's counter, clock and alpha,
 // from the start-up cache when p is a preset.
 func (s *Server) costModel(l *scenarios.Lesson, p sim.Policy) sim.CostModel {
-	p.Status = "off" // the model compares replace and append itself
+	// The model compares replace and append itself, and it prices the status
+	// strategy alone: with a clock in the system prompt both recompute
+	// everything anyway, a cost common to both.
+	p.Status, p.Clock = "off", false
 	if cm, ok := s.costs[runKey{l.ID, p}]; ok {
 		return cm
 	}
 	return sim.StatusCostModel(l.Lesson, p, s.tok)
 }
 
-func cachePanel(l *sim.Lesson, f sim.Frame, sx statusWords, lang, story string) views.Panel {
+func cachePanel(l *sim.Lesson, f sim.Frame, sx statusWords, lang string) views.Panel {
 	c := f.Cache
 	reason := sx.reasons[c.Reason]
 	first := "—"
@@ -64,7 +71,7 @@ func cachePanel(l *sim.Lesson, f sim.Frame, sx statusWords, lang, story string) 
 			{Label: sx.recomputed, Value: exact(c.RecomputedTokens)},
 			{Label: sx.firstChanged, Value: first, Note: reason},
 		},
-		Body: story,
+		Note: sx.latency,
 	}
 }
 
@@ -100,6 +107,7 @@ func sectionBody(l *scenarios.Lesson, lang, key string) string {
 type statusWords struct {
 	byCode, legend, cacheTitle, reused, recomputed, firstChanged, blocks      string
 	costTitle, measured, formula, appendWins, replaceWins, costNote, outcomes string
+	clockNote, latency                                                        string
 	reasons                                                                   map[string]string
 }
 
@@ -109,8 +117,9 @@ var statusWordsEN = statusWords{
 	firstChanged: "first changed block", blocks: "blocks",
 	costTitle: "Replace or append? (tokens at input price)", measured: "measured", formula: "formula",
 	appendWins: "append is cheaper", replaceWins: "replace is cheaper",
-	costNote: "Formula values use S, R, N measured on this trajectory; “measured” sums what the simulated frames actually recompute (replace) or re-read from cache (append). Costs common to both are left out.",
-	outcomes: "What models did at this call",
+	costNote:  "Formula values use S, R, N measured on this trajectory; “measured” sums what the simulated frames actually recompute (replace) or re-read from cache (append). Costs common to both are left out.",
+	outcomes:  "What models did at this call",
+	clockNote: "Computed with the clock off: with a clock in the system prompt, replace and append both recompute everything at every call.",
 	reasons: map[string]string{
 		sim.CacheCold:           "first request: nothing is cached yet",
 		sim.CacheAppend:         "only new messages at the tail: the whole previous request is reused",
@@ -126,8 +135,9 @@ var statusWordsJA = statusWords{
 	firstChanged: "最初に変わったブロック", blocks: "ブロック",
 	costTitle: "置換か追加か（通常入力単価での token）", measured: "実測", formula: "式",
 	appendWins: "追加が安い", replaceWins: "置換が安い",
-	costNote: "式の値は、この軌跡で測った S、R、N を使います。「実測」は、シミュレーションのフレームが実際に再計算した量（置換）とキャッシュから読み直した量（追加）の合計です。両方式に共通するコストは除いています。",
-	outcomes: "この呼び出しでモデルがしたこと",
+	costNote:  "式の値は、この軌跡で測った S、R、N を使います。「実測」は、シミュレーションのフレームが実際に再計算した量（置換）とキャッシュから読み直した量（追加）の合計です。両方式に共通するコストは除いています。",
+	outcomes:  "この呼び出しでモデルがしたこと",
+	clockNote: "時刻をオフにして計算しています。システムプロンプトに時刻があると、置換でも追加でも毎回すべてを再計算するからです。",
 	reasons: map[string]string{
 		sim.CacheCold:           "最初の要求：まだ何もキャッシュされていない",
 		sim.CacheAppend:         "末尾に新しいメッセージが増えただけ：前の要求全体を再利用",

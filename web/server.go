@@ -72,7 +72,7 @@ func New(cfg Config) (*Server, error) {
 				lo := layoutOf(f.Blocks, l.Window, l.ThresholdTokens(p.ThresholdPercent))
 				s.fit[l.ID] = max(s.fit[l.ID], lo.box)
 			}
-			if l.Engine == sim.EngineStatus && p.Status == "off" {
+			if l.Engine == sim.EngineStatus && p.Status == "off" && !p.Clock {
 				s.costs[runKey{l.ID, p}] = sim.StatusCostModel(l.Lesson, p, cfg.Tokens)
 			}
 		}
