@@ -14,6 +14,7 @@ type Error struct {
 	Msg   string
 }
 
+// Error formats the problem as file:line: field F: message.
 func (e *Error) Error() string {
 	loc := e.File
 	if e.Line > 0 {

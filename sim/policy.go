@@ -32,6 +32,7 @@ type PolicyError struct {
 	Allowed string
 }
 
+// Error names the field and what it allows.
 func (e *PolicyError) Error() string {
 	return fmt.Sprintf("policy field %s: allowed %s", e.Field, e.Allowed)
 }

@@ -18,6 +18,7 @@ type ParamError struct {
 	Allowed string
 }
 
+// Error names the parameter and what it allows.
 func (e *ParamError) Error() string {
 	return "parameter " + e.Param + ": allowed " + e.Allowed
 }
@@ -29,6 +30,7 @@ type NotFoundError struct {
 	What string // e.g. `lesson "nope"`
 }
 
+// Error says what was not found.
 func (e *NotFoundError) Error() string { return e.What + " not found" }
 
 // errorBody is the JSON error of the API.
