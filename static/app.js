@@ -44,7 +44,9 @@
     var b = q('[data-testid="autoplay"]');
     if (b) b.setAttribute("aria-pressed", autoplay.on && !autoplay.paused ? "true" : "false");
     document.querySelectorAll("[data-speed]").forEach(function (s) {
-      s.classList.toggle("is-active", Number(s.getAttribute("data-speed")) === autoplay.delay);
+      var on = Number(s.getAttribute("data-speed")) === autoplay.delay;
+      s.classList.toggle("is-active", on);
+      s.setAttribute("aria-pressed", on ? "true" : "false");
     });
     note(autoplay.on && autoplay.paused ? pausedText() : "");
   }

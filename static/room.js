@@ -1,1 +1,494 @@
 // room.js: presenter rooms and audience follow (see web/rooms.go).
+//
+// Presenter: "Open room" in the top bar creates a room; the code and join
+// URL stay in sessionStorage, and every state the tab shows is PUT to the
+// room (retried with backoff; the PUT also re-creates the room after a
+// server restart). Audience: /join/CODE lands on the presenter's state with
+// #follow=CODE; this script keeps following over Server-Sent Events until
+// the student steps away on their own, then offers "Follow presenter".
+// No inline scripts or styles (CSP): markup uses the stylesheet's classes.
+(function () {
+  "use strict";
+
+  if (!window.fetch || !window.EventSource || !window.JSON) return;
+
+  var PRESENTER_KEY = "ctxsim.room.presenter"; // {code, key}
+  var FOLLOW_KEY = "ctxsim.room.follow"; // {code, mode: "following" | "exploring"}
+  var VIEW = /\/(present|notes)$/; // a view of a state: the audience keeps its own
+  var GIVE_UP_MS = 2 * 60 * 60 * 1000; // stop looking for a room gone this long (its idle expiry)
+
+  var TEXT = {
+    en: {
+      open: "Open room", opening: "Opening…", openFailed: "Could not open a room",
+      roomCode: "Room code", join: "Join:", joinButton: "Join", joinTitle: "Join this room",
+      joinHow: "Open this address on your phone or laptop to follow the presenter:", ok: "OK",
+      close: "Close", offline: "reconnecting…",
+      following: "following", exploring: "exploring", followingRoom: "room ",
+      followPresenter: "Follow presenter", leave: "Leave",
+      closed: "The room was closed", gone: "The room is gone", lost: "The room was taken over"
+    },
+    ja: {
+      open: "ルームを開く", opening: "開いています…", openFailed: "ルームを開けませんでした",
+      roomCode: "ルームコード", join: "参加:", joinButton: "参加方法", joinTitle: "このルームに参加",
+      joinHow: "スマートフォンやパソコンでこのアドレスを開くと、発表者の画面についていけます:", ok: "OK",
+      close: "閉じる", offline: "再接続中…",
+      following: "フォロー中", exploring: "自由に閲覧中", followingRoom: "ルーム ",
+      followPresenter: "発表者に戻る", leave: "退出",
+      closed: "ルームは終了しました", gone: "ルームが見つかりません", lost: "ルームを引き継げませんでした"
+    }
+  };
+  function text(k) { return (document.documentElement.lang === "ja" ? TEXT.ja : TEXT.en)[k]; }
+
+  function load(k) {
+    try { return JSON.parse(sessionStorage.getItem(k) || "null"); } catch (e) { return null; }
+  }
+  function save(k, v) {
+    try {
+      if (v == null) sessionStorage.removeItem(k); else sessionStorage.setItem(k, JSON.stringify(v));
+    } catch (e) { /* storage off: the room lasts as long as the page */ }
+  }
+
+  function app() { return document.getElementById("app"); }
+  function stateURL() { var a = app(); return (a && a.getAttribute("data-state-url")) || ""; }
+  function pageView() { var a = app(); return (a && a.getAttribute("data-view")) || ""; }
+  function baseOf(u) { return u.replace(VIEW, ""); }
+  function viewOf(u) { var m = VIEW.exec(u); return m ? m[0] : ""; }
+  function langOf(u) { return u.split("/")[1] || ""; }
+  // The speaker-notes window inherits this tab's sessionStorage: it must
+  // neither publish nor follow.
+  function inactive() { return pageView() === "notes"; }
+
+  // backoff returns the next retry delay of o: 0.5 s doubling to 15 s, ±25%.
+  function backoff(o) {
+    o.retry = Math.min((o.retry || 0) + 1, 6);
+    return Math.min(15000, 500 * Math.pow(2, o.retry - 1)) * (0.75 + Math.random() / 2);
+  }
+
+  function json(method, url, body) {
+    return fetch(url, {
+      method: method, credentials: "same-origin", cache: "no-store",
+      headers: body ? { "Content-Type": "application/json" } : {},
+      body: body ? JSON.stringify(body) : undefined
+    });
+  }
+
+  var presenter = null; // {code, key, published, dirty, busy, timer, retry, es, online}
+  var audience = null; // {code, mode, latest, nav, navTimer, es, timer, retry, missingSince, online}
+  var opening = false;
+  var notice = "";
+  var joinOpen = false; // the presenter's join card is shown
+  var focusNext = ""; // the room action whose button takes the focus after the next render
+
+  // ---- presenter
+
+  function openRoom() {
+    if (presenter || opening) return;
+    opening = true;
+    notice = "";
+    render();
+    var st = stateURL();
+    json("POST", "/rooms", st ? { state: st } : null).then(function (r) {
+      if (!r.ok) throw new Error("POST /rooms: " + r.status);
+      return r.json();
+    }).then(function (j) {
+      opening = false;
+      leaveRoom("");
+      joinOpen = true;
+      focusNext = "hide-join";
+      startPresenting({ code: j.code, key: j.key }, j.state || "");
+    }, function () {
+      opening = false;
+      notice = text("openFailed");
+      render();
+    });
+  }
+
+  function startPresenting(room, published) {
+    save(PRESENTER_KEY, room);
+    presenter = { code: room.code, key: room.key, published: published, online: true };
+    watch();
+    publish();
+    render();
+  }
+
+  // publish PUTs the state shown, one request at a time, until the room
+  // has it. dirty forces a PUT of an unchanged state (the room may be gone).
+  function publish() {
+    var p = presenter;
+    if (!p || p.busy || p.timer || inactive()) return;
+    var st = stateURL();
+    if (!st || (st === p.published && !p.dirty)) return;
+    p.busy = true;
+    json("PUT", "/rooms/" + p.code, { key: p.key, state: st }).then(function (r) {
+      p.busy = false;
+      if (presenter !== p) return;
+      if (r.ok || r.status === 400) { // 400: not a state the audience can follow: skip it
+        p.published = st;
+        p.dirty = false;
+        p.retry = 0;
+        setOnline(p, true);
+        if (!p.es) watch();
+        publish(); // the page may have moved on meanwhile
+      } else if (r.status === 403) {
+        dropRoom(text("lost"));
+      } else {
+        retryPublish(p);
+      }
+    }, function () {
+      p.busy = false;
+      if (presenter === p) retryPublish(p);
+    });
+  }
+
+  function retryPublish(p) {
+    p.dirty = true;
+    setOnline(p, false);
+    p.timer = setTimeout(function () { p.timer = 0; publish(); }, backoff(p));
+  }
+
+  // watch keeps an event stream on the presenter's own room: when it breaks
+  // (network, restart) the presenter re-PUTs its state, re-creating the
+  // room, within a second or two instead of at the next step.
+  function watch() {
+    var p = presenter;
+    if (!p || p.es || inactive()) return;
+    var es = new EventSource("/rooms/" + p.code + "/events");
+    p.es = es;
+    es.addEventListener("closed", function () {
+      if (presenter === p) dropRoom(text("closed"));
+    });
+    es.onerror = function () {
+      if (presenter !== p) return;
+      if (es.readyState === EventSource.CLOSED) { es.close(); p.es = null; }
+      p.dirty = true;
+      publish();
+    };
+  }
+
+  function stopPresenting() {
+    var p = presenter;
+    if (!p) return;
+    presenter = null;
+    save(PRESENTER_KEY, null);
+    clearTimeout(p.timer);
+    if (p.es) p.es.close();
+    return p;
+  }
+
+  function dropRoom(msg) {
+    stopPresenting();
+    notice = msg;
+    render();
+  }
+
+  function closeRoom() {
+    var p = stopPresenting();
+    if (p) json("DELETE", "/rooms/" + p.code, { key: p.key }).catch(function () {});
+    render();
+  }
+
+  // ---- audience
+
+  function startFollowing(code, mode) {
+    audience = { code: code, mode: mode === "exploring" ? "exploring" : "following", latest: "", online: true };
+    save(FOLLOW_KEY, { code: code, mode: audience.mode });
+    connect();
+    render();
+  }
+
+  function connect() {
+    var a = audience;
+    if (!a || a.es || inactive()) return;
+    var es = new EventSource("/rooms/" + a.code + "/events");
+    a.es = es;
+    es.addEventListener("state", function (ev) {
+      if (audience !== a) return;
+      a.retry = 0;
+      a.missingSince = 0;
+      setOnline(a, true);
+      presenterAt(ev.data);
+    });
+    es.addEventListener("closed", function () {
+      if (audience === a) leaveRoom(text("closed"));
+    });
+    es.onerror = function () {
+      if (audience !== a) return;
+      setOnline(a, false);
+      // CONNECTING: the browser reconnects by itself (retry: 1000) and the
+      // first event is the current state. CLOSED: the server answered
+      // without a stream (404 after a restart, until the presenter's page
+      // re-creates the room): look again with backoff.
+      if (es.readyState === EventSource.CLOSED) {
+        es.close();
+        a.es = null;
+        later(a);
+      }
+    };
+  }
+
+  function later(a) {
+    if (a.timer) return;
+    a.timer = setTimeout(function () { a.timer = 0; recheck(a); }, backoff(a));
+  }
+
+  // recheck asks for the room's state, lands on it and reopens the stream.
+  function recheck(a) {
+    if (audience !== a || a.es) return;
+    json("GET", "/rooms/" + a.code).then(function (r) {
+      if (audience !== a) return;
+      if (r.ok) {
+        return r.json().then(function (j) {
+          if (audience !== a) return;
+          a.missingSince = 0;
+          if (j.state) presenterAt(j.state);
+          connect();
+        });
+      }
+      if (r.status === 404) {
+        a.missingSince = a.missingSince || Date.now();
+        if (Date.now() - a.missingSince > GIVE_UP_MS) { leaveRoom(text("gone")); return; }
+      }
+      later(a);
+    }).catch(function () {
+      if (audience === a) later(a);
+    });
+  }
+
+  function presenterAt(url) {
+    var a = audience;
+    a.latest = url;
+    if (a.mode === "following") go(url);
+    render();
+  }
+
+  // go shows the presenter's state in this tab's own view, one navigation
+  // at a time; settle() catches up with states that arrive meanwhile.
+  function go(url) {
+    var a = audience;
+    var cur = stateURL();
+    if (!a || a.nav || !url || baseOf(cur) === url) return;
+    var want = url + viewOf(cur);
+    a.nav = want;
+    clearTimeout(a.navTimer);
+    a.navTimer = setTimeout(function () { // a lost response: try again
+      if (audience === a && a.nav === want) { a.nav = null; settle(); }
+    }, 10000);
+    if (!window.htmx || !app() || langOf(cur) !== langOf(url)) {
+      location.assign(want); // another language or page kind: a full page load
+      return;
+    }
+    window.htmx.ajax("GET", want, {
+      target: "#app", select: "#app", swap: "outerHTML transition:true", push: "true"
+    }).catch(function () {});
+  }
+
+  function setMode(mode) {
+    var a = audience;
+    if (!a) return;
+    a.mode = mode;
+    save(FOLLOW_KEY, { code: a.code, mode: mode });
+    render();
+  }
+
+  function followPresenter() {
+    var a = audience;
+    if (!a) return;
+    setMode("following");
+    if (a.latest) go(a.latest); else recheck(a);
+  }
+
+  function leaveRoom(msg) {
+    var a = audience;
+    if (!a) return;
+    audience = null;
+    save(FOLLOW_KEY, null);
+    clearTimeout(a.timer);
+    clearTimeout(a.navTimer);
+    if (a.es) a.es.close();
+    notice = msg;
+    render();
+  }
+
+  function setOnline(o, on) {
+    if (o.online === on) return;
+    o.online = on;
+    render();
+  }
+
+  // ---- every page load, swap and history move
+
+  function settle() {
+    if (inactive()) return;
+    joinOpen = false; // a step or a mode change puts the lesson back in front
+    var a = audience;
+    if (a) {
+      var cur = baseOf(stateURL());
+      if (a.nav && baseOf(a.nav) !== cur) { render(); return; } // wait for our own navigation
+      var ours = !!a.nav;
+      a.nav = null;
+      clearTimeout(a.navTimer);
+      if (a.mode === "following" && a.latest && cur !== a.latest) {
+        if (ours) go(a.latest); // the presenter moved on while we navigated
+        else if (cur) setMode("exploring"); // the student stepped away
+      }
+    }
+    publish();
+    render();
+  }
+
+  // ---- the room slot in the top bar
+
+  function el(tag, attrs, kids) {
+    var e = document.createElement(tag);
+    for (var k in attrs) {
+      if (Object.prototype.hasOwnProperty.call(attrs, k) && attrs[k] != null) e.setAttribute(k, attrs[k]);
+    }
+    (kids || []).forEach(function (c) { e.appendChild(typeof c === "string" ? document.createTextNode(c) : c); });
+    return e;
+  }
+  function button(label, action, testid, attrs) {
+    var a = { type: "button", "class": "viewlink", "data-room-action": action, "data-testid": testid };
+    for (var k in attrs || {}) a[k] = attrs[k];
+    return el("button", a, [label]);
+  }
+  function joinLink(url, cls) {
+    return el("a", { "class": cls, href: url, target: "_blank", rel: "noopener", "data-testid": "room-join-url" },
+      [url.replace(/^https?:\/\//, "")]);
+  }
+
+  // presenterContent: the code, big, in the bar. The projector view's bar
+  // wraps, so it shows the join address too; the lesson page's bar is full
+  // (modes), so its address lives in a card in the middle of the screen,
+  // shown when the room opens and on "Join".
+  function presenterContent(kids) {
+    var p = presenter;
+    var join = location.origin + "/join/" + p.code;
+    kids.push(el("strong", { "class": "meter-value", "data-testid": "room-code", title: text("roomCode") }, [p.code]));
+    if (pageView() === "present") {
+      kids.push(el("span", {}, [text("join")]), joinLink(join, "mono"));
+    } else {
+      kids.push(button(text("joinButton"), "join", "room-show-join", { "aria-expanded": String(joinOpen), "aria-controls": "room-join" }));
+      kids.push(el("div", {
+        "class": "keys-help", id: "room-join", role: "dialog", "aria-label": text("joinTitle"),
+        "data-testid": "room-join", hidden: joinOpen ? null : ""
+      }, [
+        el("h2", {}, [text("joinTitle")]),
+        el("p", {}, [text("joinHow")]),
+        el("p", { "class": "headline" }, [joinLink(join, "")]),
+        el("p", {}, [text("roomCode") + " ", el("strong", { "class": "meter-value" }, [p.code])]),
+        button(text("ok"), "hide-join", "room-hide-join")
+      ]));
+    }
+    if (!p.online) kids.push(el("span", { "class": "badge badge-changed" }, [text("offline")]));
+    kids.push(button(text("close"), "close", "room-close"));
+  }
+
+  function slotContent() {
+    var kids = [];
+    if (presenter) {
+      presenterContent(kids);
+    } else if (audience) {
+      var following = audience.mode === "following";
+      kids.push(el("span", {
+        "class": following ? "badge badge-snapshot" : "badge badge-changed",
+        "data-testid": "room-status", "data-status": audience.mode
+      }, [text(audience.mode)]));
+      if (following) {
+        kids.push(el("span", {}, [text("followingRoom"), el("strong", { "class": "mono" }, [audience.code])]));
+      } else {
+        kids.push(button(text("followPresenter"), "follow", "follow-presenter"));
+      }
+      if (!audience.online) kids.push(el("span", { "class": "badge badge-changed" }, [text("offline")]));
+      kids.push(button(text("leave"), "leave", "room-leave"));
+    } else {
+      if (notice) kids.push(el("span", { "class": "badge badge-changed", "data-testid": "room-notice" }, [notice]));
+      kids.push(opening ? el("span", {}, [text("opening")]) : button(text("open"), "open", "room-open"));
+    }
+    return kids;
+  }
+
+  var rendered = new WeakMap(); // slot → the markup it shows
+
+  // render fills every room slot, touching the DOM only when its content
+  // changes, so a focused button survives events that change nothing.
+  function render() {
+    var slots = document.querySelectorAll("[data-room-slot]");
+    if (!slots.length || inactive()) return;
+    var box = el("div", {}, slotContent());
+    var sig = box.innerHTML;
+    slots.forEach(function (slot) {
+      if (rendered.get(slot) === sig) return;
+      rendered.set(slot, sig);
+      slot.setAttribute("role", "status"); // the slot itself is the live region: it outlives renders
+      slot.textContent = "";
+      var copy = box.cloneNode(true);
+      while (copy.firstChild) slot.appendChild(copy.firstChild);
+    });
+    if (focusNext) {
+      var f = document.querySelector('[data-room-slot] [data-room-action="' + focusNext + '"]');
+      focusNext = "";
+      if (f) f.focus();
+    }
+  }
+
+  document.addEventListener("click", function (e) {
+    var b = e.target.closest ? e.target.closest("[data-room-action]") : null;
+    if (!b) return;
+    e.preventDefault();
+    switch (b.getAttribute("data-room-action")) {
+      case "open": openRoom(); break;
+      case "close": joinOpen = false; closeRoom(); break;
+      case "join": joinOpen = !joinOpen; focusNext = joinOpen ? "hide-join" : ""; render(); break;
+      case "hide-join": joinOpen = false; focusNext = "join"; render(); break;
+      case "follow": followPresenter(); break;
+      case "leave": leaveRoom(""); break;
+    }
+  });
+
+  document.addEventListener("keydown", function (e) {
+    if (e.key !== "Escape" || !joinOpen || e.defaultPrevented) return;
+    joinOpen = false;
+    focusNext = "join";
+    render();
+    e.preventDefault();
+  });
+
+  document.addEventListener("htmx:afterSettle", settle);
+  document.addEventListener("htmx:historyRestore", settle);
+  window.addEventListener("popstate", function () { setTimeout(settle, 0); });
+  window.addEventListener("online", function () {
+    if (audience && !audience.es) recheck(audience);
+    if (presenter) { presenter.dirty = true; publish(); }
+  });
+  window.addEventListener("pageshow", function (e) {
+    if (!e.persisted) return; // back/forward cache: streams were closed
+    if (audience && audience.es) { audience.es.close(); audience.es = null; }
+    if (presenter && presenter.es) { presenter.es.close(); presenter.es = null; }
+    if (audience) recheck(audience);
+    if (presenter) { watch(); presenter.dirty = true; publish(); }
+  });
+
+  // ---- start: a join link's #follow=CODE, or what this tab already had
+
+  (function start() {
+    var room = load(PRESENTER_KEY);
+    var follow = load(FOLLOW_KEY);
+    var m = /^#follow=([0-9A-Za-z]{6})$/.exec(location.hash);
+    if (m) {
+      history.replaceState(history.state, "", location.pathname + location.search);
+      var code = m[1].toUpperCase();
+      if (!room || room.code !== code) { // a presenter opening its own join link stays the presenter
+        room = null;
+        save(PRESENTER_KEY, null);
+        follow = { code: code, mode: "following" };
+      }
+    }
+    if (room && room.code && room.key) {
+      save(FOLLOW_KEY, null);
+      startPresenting(room, "");
+    } else if (follow && follow.code) {
+      startFollowing(follow.code, follow.mode);
+    }
+    render();
+  })();
+})();

@@ -56,3 +56,14 @@ func boolAttr(b bool) string {
 	}
 	return "false"
 }
+
+// modeSide tells the two mode bars of a comparison apart for screen readers.
+func modeSide(prefix string) string {
+	switch prefix {
+	case "a-":
+		return " (A)"
+	case "b-":
+		return " (B)"
+	}
+	return ""
+}

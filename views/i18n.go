@@ -53,6 +53,7 @@ type UI struct {
 	Start                                                        string
 	WhatChanged                                                  string
 	BlocksTable, Role, Kind, Name, State                         string
+	TokensCol, SidePanel                                         string
 	StateNew, StateSelected, StateCached, StateFirstChanged      string
 	Present, Notes, Compare, ExitPresent, ExitCompare, KeysTitle string
 	Autoplay, Pause, Speed, PausedDecisive, NextUp, Difference   string
@@ -60,6 +61,7 @@ type UI struct {
 	DefaultMode                                                  string
 	ChangePolicies                                               string
 	Handout, BackToLesson, Print                                 string
+	ModesLabel                                                   string
 	Params                                                       map[string]string // parameter labels
 	Values                                                       map[string]string // value labels, by "param=value" or "value"
 }
@@ -113,10 +115,11 @@ var uiEN = UI{
 	Empty: "Empty: between sessions nothing is in the window.", Refused: "Refused",
 	Start: "Start", WhatChanged: "What changed",
 	BlocksTable: "The window as a table", Role: "Role", Kind: "Kind", Name: "Name", State: "State",
+	TokensCol: "Tokens", SidePanel: "Side panels",
 	StateNew: "new", StateSelected: "in the compaction range", StateCached: "cached", StateFirstChanged: "first recomputed",
 	Present: "Present", Notes: "Speaker notes", Compare: "Compare", ExitPresent: "Exit presenter view", ExitCompare: "Single view",
 	KeysTitle: "Keys", Autoplay: "Autoplay", Pause: "Pause", Speed: "Speed",
-	PausedDecisive: "Paused on a decisive step: press space or Autoplay to go on.", NextUp: "Next", Difference: "Difference", DefaultMode: "default", ChangePolicies: "Change both policies", Handout: "Handout", BackToLesson: "Back to the lesson", Print: "Print",
+	PausedDecisive: "Paused on a decisive step: press space or Autoplay to go on.", NextUp: "Next", Difference: "Difference", DefaultMode: "default", ChangePolicies: "Change both policies", Handout: "Handout", ModesLabel: "Policy", BackToLesson: "Back to the lesson", Print: "Print",
 	KeyHelp: []KeyHelp{{"→ ← or space", "step (space resumes autoplay when it paused)"}, {"Home End", "first, last step"},
 		{"1 … 9", "switch mode"}, {"c", "compare with the default mode / back"}, {"p", "presenter view / back"},
 		{"a", "autoplay on / off"}, {"f", "full screen"}, {"?", "show these keys"}},
@@ -152,10 +155,11 @@ var uiJA = UI{
 	Empty: "空です。セッションの間、窓には何もありません。", Refused: "拒否",
 	Start: "始める", WhatChanged: "変化",
 	BlocksTable: "窓を表で見る", Role: "ロール", Kind: "種類", Name: "名前", State: "状態",
+	TokensCol: "token 数", SidePanel: "サイドパネル",
 	StateNew: "新規", StateSelected: "圧縮範囲", StateCached: "キャッシュ済み", StateFirstChanged: "ここから再計算",
 	Present: "発表", Notes: "発表者ノート", Compare: "比較", ExitPresent: "発表ビューを終了", ExitCompare: "単独表示",
 	KeysTitle: "キー操作", Autoplay: "自動再生", Pause: "一時停止", Speed: "速度",
-	PausedDecisive: "重要なステップで一時停止しました。スペースか自動再生で続けます。", NextUp: "次", Difference: "違い", DefaultMode: "既定", ChangePolicies: "両方の方針を変える", Handout: "配布資料", BackToLesson: "レッスンに戻る", Print: "印刷",
+	PausedDecisive: "重要なステップで一時停止しました。スペースか自動再生で続けます。", NextUp: "次", Difference: "違い", DefaultMode: "既定", ChangePolicies: "両方の方針を変える", Handout: "配布資料", ModesLabel: "方針", BackToLesson: "レッスンに戻る", Print: "印刷",
 	KeyHelp: []KeyHelp{{"→ ← またはスペース", "ステップ移動（自動再生が止まったときはスペースで再開）"}, {"Home End", "最初、最後のステップ"},
 		{"1 … 9", "モード切り替え"}, {"c", "既定モードと比較／戻る"}, {"p", "発表ビュー／戻る"},
 		{"a", "自動再生のオン／オフ"}, {"f", "全画面"}, {"?", "キー一覧を表示"}},

@@ -91,7 +91,7 @@ func (s *Server) windowView(l *scenarios.Lesson, st State, f sim.Frame, ui views
 		MeterPercent:   f.Total * 100 / l.Window,
 		MeterState:     "ok",
 		Error:          f.Error,
-		Compacting:     f.Compaction != nil,
+		Compacting:     f.Kind == sim.FrameSelected || f.Kind == sim.FrameSummary,
 		BracketTopU:    lo.selTop, BracketU: lo.selU,
 		FitU: s.fit[l.ID],
 	}

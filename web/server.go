@@ -136,7 +136,8 @@ func (s *Server) newEcho() *echo.Echo {
 		ContentSecurityPolicy: ContentSecurityPolicy,
 	}))
 	e.Use(middleware.BodyLimit("64K"))
-	e.Use(middleware.GzipWithConfig(middleware.GzipConfig{MinLength: 1024}))
+	e.Use(middleware.GzipWithConfig(middleware.GzipConfig{MinLength: 1024,
+		Skipper: func(c echo.Context) bool { return isEventStream(c.Request().URL.Path) }}))
 	s.routes(e)
 	return e
 }
