@@ -36,6 +36,7 @@ type UI struct {
 	ExcerptCount                                                 string
 	ExcerptShort                                                 string // format: excerpt token count on a block
 	TokensNote                                                   string
+	TokensNoteCounted                                            string
 	Close                                                        string
 	Inspect                                                      string
 	About                                                        string
@@ -104,8 +105,9 @@ var uiEN = UI{
 	NoCopy:     "No copy in the window.",
 	Summarizer: "Summarizer output", Provenance: "Where this text comes from",
 	TraceSize: "trace size", ExcerptCount: "o200k_base count of the text shown", ExcerptShort: "text shown: %s tokens (o200k_base)",
-	TokensNote: "Block sizes are fixed values from the lesson's trace; the text shown is an excerpt, so its own token count is smaller.",
-	Close:      "Close", Inspect: "Open block", About: "About this lesson", Source: "Source",
+	TokensNote:        "Block sizes are fixed values from the lesson's trace; the text shown is an excerpt, so its own token count is smaller.",
+	TokensNoteCounted: "In this lesson a block's size is the o200k_base token count of the very text shown, counted when the lesson loads.",
+	Close:             "Close", Inspect: "Open block", About: "About this lesson", Source: "Source",
 	Simulated:  "Simulated: sizes come from a fixed trace; nothing here calls a model.",
 	ScaleNote:  "Heights are to scale; blocks under the minimum height are drawn taller, and the window box stretches by the same amount so the free space stays exact.",
 	Roles:      map[string]string{"system": "system", "user": "user", "assistant": "assistant", "tool": "tool"},
@@ -144,8 +146,9 @@ var uiJA = UI{
 	NoCopy:     "窓にコピーはありません。",
 	Summarizer: "要約器の出力", Provenance: "この文の出所",
 	TraceSize: "トレース上のサイズ", ExcerptCount: "表示中の文の o200k_base token 数", ExcerptShort: "表示中の文：%s token（o200k_base）",
-	TokensNote: "ブロックのサイズは教材トレースの固定値です。表示しているのは抜粋なので、その token 数は小さくなります。",
-	Close:      "閉じる", Inspect: "ブロックを開く", About: "このレッスンについて", Source: "出典",
+	TokensNote:        "ブロックのサイズは教材トレースの固定値です。表示しているのは抜粋なので、その token 数は小さくなります。",
+	TokensNoteCounted: "このレッスンでは、ブロックのサイズは表示している文そのものの o200k_base token 数で、レッスンの読み込み時に数えています。",
+	Close:             "閉じる", Inspect: "ブロックを開く", About: "このレッスンについて", Source: "出典",
 	Simulated:  "シミュレーションです。サイズは固定トレースの値で、モデルは呼び出しません。",
 	ScaleNote:  "高さは縮尺どおりです。最小の高さより小さいブロックは高く描き、その分だけ窓の枠も伸ばすので、空き領域は正確です。",
 	Roles:      map[string]string{"system": "system", "user": "user", "assistant": "assistant", "tool": "tool"},

@@ -1181,7 +1181,7 @@ func block(b BlockView) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			var templ_7745c5c3_Var67 = []any{"blk", "role-" + b.Role, "kind-" + b.Kind, hClass(b.HeightU), templ.KV("is-small", b.Small), templ.KV("is-new", b.New), templ.KV("is-selected", b.Selected), templ.KV("is-cached", b.Cached), templ.KV("is-first-changed", b.FirstChanged)}
+			var templ_7745c5c3_Var67 = []any{"blk", "role-" + b.Role, "kind-" + b.Kind, hClass(b.HeightU), templ.KV("is-small", b.Small), templ.KV("is-thin", b.Thin), templ.KV("is-hair", b.Hair), templ.KV("is-new", b.New), templ.KV("is-selected", b.Selected), templ.KV("is-cached", b.Cached), templ.KV("is-first-changed", b.FirstChanged)}
 			templ_7745c5c3_Err = templ.RenderCSSItems(ctx, templ_7745c5c3_ElementWriter, templ_7745c5c3_Var67...)
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
@@ -1202,7 +1202,7 @@ func block(b BlockView) templ.Component {
 			var templ_7745c5c3_Var69 string
 			templ_7745c5c3_Var69, templ_7745c5c3_Err = templruntime.NewAttributeExpression(b.Transition).Resolve(ctx)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/lesson.templ`, Line: 112, Col: 272}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/lesson.templ`, Line: 112, Col: 330}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var69)
 			if templ_7745c5c3_Err != nil {
@@ -2748,9 +2748,9 @@ func sheet(ui UI, b BlockView) templ.Component {
 			return templ_7745c5c3_Err
 		}
 		var templ_7745c5c3_Var157 string
-		templ_7745c5c3_Var157, templ_7745c5c3_Err = templ.JoinStringErrs(ui.TokensNote)
+		templ_7745c5c3_Var157, templ_7745c5c3_Err = templ.JoinStringErrs(b.SizeNote)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/lesson.templ`, Line: 299, Col: 40}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/lesson.templ`, Line: 299, Col: 37}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var157))
 		if templ_7745c5c3_Err != nil {

@@ -141,8 +141,11 @@ type BlockView struct {
 	Size         string // "19.0k"
 	Exact        string // "19,000 tokens"
 	HeightU      int
-	Small        bool // label drawn in one compact line
-	Roomy        bool // tall enough for a second line (the excerpt token count)
+	Small        bool   // label drawn in one compact line
+	Roomy        bool   // tall enough for a second line (the excerpt token count)
+	Thin         bool   // under the minimum height (rows of old results): one tiny line
+	Hair         bool   // too thin for any text: the tooltip, sheet and table carry it
+	SizeNote     string // why the trace size and the excerpt count differ (or agree)
 	New          bool
 	Selected     bool
 	Summary      bool

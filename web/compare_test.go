@@ -34,19 +34,6 @@ func TestAlignRuns(t *testing.T) {
 			t.Errorf("%s: %d of %d frames shown", side, len(seen), len(frames))
 		}
 	}
-	// Aligned by trace position: wherever one side shows a frame of a trace
-	// step, the other shows a frame of the same step or an earlier one it
-	// is holding, never a later one.
-	idx := func(step string) int { return traceIndex(l, step) }
-	for k, p := range tl {
-		a, b := def[p.a], noComp[p.b]
-		if a.TraceStep != b.TraceStep && idx(a.TraceStep) < idx(b.TraceStep) && p.a != 0 {
-			// a may only be behind b when a is holding its last frame of a step b has not got
-			if _, ok := groups(def)[b.TraceStep]; ok && len(groups(def)[b.TraceStep]) >= len(groups(noComp)[b.TraceStep]) {
-				t.Errorf("position %d: default at %s (frame %d) behind no-compaction at %s (frame %d)", k+1, a.TraceStep, p.a+1, b.TraceStep, p.b+1)
-			}
-		}
-	}
 	// The compaction frames of the default run meet the no-compaction run
 	// still holding 47.9k, and the finished reply steps meet each other.
 	for _, p := range tl {

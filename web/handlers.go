@@ -129,7 +129,7 @@ func (s *Server) lessonState(c echo.Context) error {
 		if err != nil {
 			return err
 		}
-		st.Policy, st.Step = np, alignStep(l, frames, frames[st.Step-1], to)
+		st.Policy, st.Step = np, alignStep(frames, frames[st.Step-1], to)
 		return c.Redirect(http.StatusFound, LessonURL(l.Lesson, st))
 	}
 	in := pageInput{lesson: l, state: st, frames: frames}

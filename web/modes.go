@@ -31,7 +31,7 @@ func (s *Server) modes(in pageInput) ([]views.ModeGroup, error) {
 				return nil, err
 			}
 			to := st
-			to.Policy, to.Step = p, alignStep(l, in.frames, cur, frames)
+			to.Policy, to.Step = p, alignStep(in.frames, cur, frames)
 			mg.Options = append(mg.Options, views.ModeOption{
 				Value: v, Label: ui.ValueLabel(pr.Name, v), URL: LessonURL(l.Lesson, to), Active: p == st.Policy,
 			})
@@ -42,8 +42,10 @@ func (s *Server) modes(in pageInput) ([]views.ModeGroup, error) {
 }
 
 // alignStep returns the step of to that shows the same point of the trace as
-// cur: the same trace step and kind of frame, the same occurrence of it.
-func alignStep(l *scenarios.Lesson, from []sim.Frame, cur sim.Frame, to []sim.Frame) int {
+// cur: the same trace step and kind of frame (the same occurrence of it), else
+// the same trace step, else the last frame at or before cur's point of the
+// trace (a step the other policy skipped, like those after a refusal).
+func alignStep(from []sim.Frame, cur sim.Frame, to []sim.Frame) int {
 	same := func(f sim.Frame) bool { return f.TraceStep == cur.TraceStep && f.Kind == cur.Kind }
 	k := 0
 	for _, f := range from[:cur.Step-1] {
@@ -60,24 +62,20 @@ func alignStep(l *scenarios.Lesson, from []sim.Frame, cur sim.Frame, to []sim.Fr
 	if len(matches) > 0 {
 		return matches[min(k, len(matches)-1)]
 	}
-	// No such frame (e.g. no compaction in the other mode): the first frame
-	// at or after the same trace step.
-	idx := traceIndex(l, cur.TraceStep)
 	for _, f := range to {
-		if traceIndex(l, f.TraceStep) >= idx {
+		if f.TraceStep == cur.TraceStep {
 			return f.Step
 		}
 	}
-	return len(to)
-}
-
-func traceIndex(l *scenarios.Lesson, id string) int {
-	for i, st := range l.Trace {
-		if st.ID == id {
-			return i
+	order := mergeOrder(stepOrder(from), stepOrder(to))
+	at := slices.Index(order, cur.TraceStep)
+	best := 1
+	for _, f := range to {
+		if slices.Index(order, f.TraceStep) <= at {
+			best = f.Step
 		}
 	}
-	return len(l.Trace)
+	return best
 }
 
 func stepBar(l *scenarios.Lesson, st State, frames []sim.Frame, ui views.UI) views.StepBar {

@@ -128,8 +128,9 @@ func (s *Server) blockView(l *sim.Lesson, b sim.Block, heightU int, lang string,
 		ID: b.ID, Anchor: "sheet-" + b.ID, Role: string(b.Role), Kind: string(b.Kind),
 		RoleLabel: ui.Roles[string(b.Role)], KindLabel: ui.Kinds[string(b.Kind)],
 		Label: label, Size: sizeOf(l, b.Tokens), Exact: exact(b.Tokens), HeightU: heightU,
-		Small: heightU < 2*minBlockU, Roomy: heightU >= 3*minBlockU, New: b.New, Selected: b.Selected,
-		Cached: b.Cached, FirstChanged: b.FirstChanged,
+		Small: heightU < 2*minBlockU, Roomy: heightU >= 3*minBlockU, Thin: heightU < minBlockU, Hair: heightU < minBlockU*2/3,
+		New: b.New, Selected: b.Selected,
+		Cached: b.Cached, FirstChanged: b.FirstChanged, SizeNote: ui.TokensNote,
 		Content: strings.TrimRight(b.Content, "\n"), Transition: b.ID,
 	}
 	if b.Content != "" {
@@ -147,6 +148,9 @@ func (s *Server) blockView(l *sim.Lesson, b sim.Block, heightU int, lang string,
 		v.Provenance = fmt.Sprintf(ph.authored, kTokens(b.Tokens))
 	default:
 		v.Provenance = ph.authoredCounted
+	}
+	if l.Engine != sim.EngineContext {
+		v.SizeNote = ui.TokensNoteCounted
 	}
 	v.Description = fmt.Sprintf("%s · %s · %s · %s", v.RoleLabel, v.KindLabel, label, v.Size)
 	if v.ExcerptShort != "" {
@@ -260,16 +264,22 @@ func changesOf(l *scenarios.Lesson, st State, f sim.Frame, ph phrases) []string 
 		case sim.EventThresholdCrossed:
 			out = append(out, fmt.Sprintf(ph.crossed, kTokens(e.Tokens), kTokens(threshold), fmt.Sprintf("%d%%", st.Policy.ThresholdPercent)))
 		case sim.EventRangeSelected:
-			out = append(out, fmt.Sprintf(ph.selected, f.Compaction.Count, kTokens(e.Tokens)))
+			if f.Compaction != nil {
+				out = append(out, fmt.Sprintf(ph.selected, f.Compaction.Count, kTokens(e.Tokens)))
+			}
 		case sim.EventSummary:
+			if f.Compaction == nil {
+				continue
+			}
 			if f.Compaction.Mechanical {
 				out = append(out, fmt.Sprintf(ph.mechanical, kTokens(e.Tokens)))
 			} else {
 				out = append(out, fmt.Sprintf(ph.summary, kTokens(e.Tokens), st.Policy.Recording))
 			}
 		case sim.EventCompaction:
-			c := f.Compaction
-			out = append(out, fmt.Sprintf(ph.replaced, c.Count, kTokens(c.Summary), kTokens(c.Before), kTokens(c.After)))
+			if c := f.Compaction; c != nil {
+				out = append(out, fmt.Sprintf(ph.replaced, c.Count, kTokens(c.Summary), kTokens(c.Before), kTokens(c.After)))
+			}
 		case sim.EventHeavyTail:
 			out = append(out, fmt.Sprintf(ph.heavyTail, kTokens(e.Tokens), kTokens(threshold)))
 		case sim.EventOverflow:

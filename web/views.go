@@ -89,7 +89,7 @@ func (s *Server) navOf(l *scenarios.Lesson, st State, frames []sim.Frame, cur in
 				return n, err
 			}
 			target.Policy = q
-			target.Step = alignStep(l, frames, frames[cur], fq)
+			target.Step = alignStep(frames, frames[cur], fq)
 			active = q == st.Policy
 		}
 		n.QuickModes = append(n.QuickModes, views.QuickMode{Key: i + 1, Label: quickLabel(l.Lesson, q, ui), URL: LessonURL(l.Lesson, target), Active: active})
