@@ -18,8 +18,8 @@ import (
 )
 
 var (
-	loadTok    = sync.OnceValues(tokens.New)
-	loadLesson = sync.OnceValues(func() (*scenarios.Lesson, error) {
+	loadTok      = sync.OnceValues(tokens.New)
+	loadBuiltins = sync.OnceValues(func() (map[string]*sim.Lesson, error) {
 		tok, err := loadTok()
 		if err != nil {
 			return nil, err
@@ -28,28 +28,37 @@ var (
 		if err != nil {
 			return nil, err
 		}
+		out := map[string]*sim.Lesson{}
 		for _, l := range ls {
-			if l.ID == "context-memory" {
-				return l, nil
-			}
+			out[l.ID] = l.Lesson
 		}
-		return nil, fmt.Errorf("lesson context-memory not among %d built-in lessons", len(ls))
+		return out, nil
 	})
 )
 
-// setup returns the built-in context-memory lesson and the real tokenizer,
-// both loaded once per test binary.
-func setup(t *testing.T) (*sim.Lesson, *tokens.Counter) {
+// builtin returns a built-in lesson and the real tokenizer, both loaded
+// once per test binary.
+func builtin(t *testing.T, id string) (*sim.Lesson, *tokens.Counter) {
 	t.Helper()
 	tok, err := loadTok()
 	if err != nil {
 		t.Fatalf("tokens.New: %v", err)
 	}
-	l, err := loadLesson()
+	ls, err := loadBuiltins()
 	if err != nil {
 		t.Fatalf("scenarios.Load: %v", err)
 	}
-	return l.Lesson, tok
+	l, ok := ls[id]
+	if !ok {
+		t.Fatalf("no built-in lesson %q", id)
+	}
+	return l, tok
+}
+
+// setup returns the built-in context-memory lesson and the real tokenizer.
+func setup(t *testing.T) (*sim.Lesson, *tokens.Counter) {
+	t.Helper()
+	return builtin(t, "context-memory")
 }
 
 // Figures of LESSONS.md, section context-memory.

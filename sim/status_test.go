@@ -7,27 +7,13 @@ import (
 	"strings"
 	"testing"
 
-	"ctxsim/scenarios"
 	"ctxsim/sim"
 )
 
 func statusLesson(t *testing.T) *sim.Lesson {
 	t.Helper()
-	tok, err := loadTok()
-	if err != nil {
-		t.Fatal(err)
-	}
-	ls, err := scenarios.Load(scenarios.Builtin(), "scenarios", tok)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, l := range ls {
-		if l.ID == "status-bar" {
-			return l.Lesson
-		}
-	}
-	t.Fatal("no status-bar lesson")
-	return nil
+	l, _ := builtin(t, "status-bar")
+	return l
 }
 
 func statusPolicy(status string, counter, clock bool) sim.Policy {

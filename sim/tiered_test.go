@@ -14,7 +14,6 @@ import (
 	"reflect"
 	"regexp"
 	"strings"
-	"sync"
 	"testing"
 	"testing/fstest"
 	"unicode/utf8"
@@ -411,38 +410,9 @@ func TestTieredAgeStripsEverything(t *testing.T) {
 	}
 }
 
-// The built-in lesson, loaded once.
-var (
-	tieredTok    = sync.OnceValues(tokens.New)
-	tieredLesson = sync.OnceValues(func() (*scenarios.Lesson, error) {
-		tok, err := tieredTok()
-		if err != nil {
-			return nil, err
-		}
-		ls, err := scenarios.Load(scenarios.Builtin(), "scenarios", tok)
-		if err != nil {
-			return nil, err
-		}
-		for _, l := range ls {
-			if l.ID == "tiered-compaction" {
-				return l, nil
-			}
-		}
-		return nil, fmt.Errorf("no tiered-compaction among %d lessons", len(ls))
-	})
-)
-
 func realTiered(t *testing.T) (*sim.Lesson, *tokens.Counter) {
 	t.Helper()
-	tok, err := tieredTok()
-	if err != nil {
-		t.Fatalf("tokens.New: %v", err)
-	}
-	l, err := tieredLesson()
-	if err != nil {
-		t.Fatalf("scenarios.Load: %v", err)
-	}
-	return l.Lesson, tok
+	return builtin(t, "tiered-compaction")
 }
 
 const sessionGo = "internal/auth/session.go"
@@ -681,7 +651,7 @@ func TestTieredLessonCounters(t *testing.T) {
 // TestTieredLessonDataErrors breaks the built-in lesson's data one way at a
 // time: loading must stop with the file, the line and the field.
 func TestTieredLessonDataErrors(t *testing.T) {
-	tok, err := tieredTok()
+	tok, err := loadTok()
 	if err != nil {
 		t.Fatalf("tokens.New: %v", err)
 	}

@@ -78,8 +78,28 @@ func chromiumPath(t *testing.T) string {
 // window, scripts on or off.
 func browser(t *testing.T, width, height int, js bool) *chromeTab {
 	t.Helper()
-	exe := chromiumPath(t)
 	ts := startHTTP(t, newTestServer(t))
+	bctx := startChromium(t, width, height)
+	ctx, cancel := context.WithTimeout(bctx, browserTestTimeout)
+	t.Cleanup(cancel)
+	b := &chromeTab{t: t, ctx: ctx, base: ts.URL}
+	// Headless chromium's --window-size includes window decorations (1440×900
+	// gives a 1440×757 viewport): emulate the viewport size exactly.
+	b.do("set viewport", chromedp.EmulateViewport(int64(width), int64(height)))
+	if !js {
+		if _, err := chromedp.Call(ctx, emulation.SetScriptExecutionDisabled, emulation.SetScriptExecutionDisabledParams{Value: true}); err != nil {
+			t.Fatalf("disable scripts: %v", err)
+		}
+	}
+	return b
+}
+
+// startChromium starts a headless Debian Chromium with the options every
+// browser test uses, plus extra, and returns its browser context; the
+// browser closes when the test ends. It fails (never skips) without Chromium.
+func startChromium(t *testing.T, width, height int, extra ...chromedp.ExecAllocatorOption) context.Context {
+	t.Helper()
+	exe := chromiumPath(t)
 	opts := append(chromedp.DefaultExecAllocatorOptions[:],
 		chromedp.ExecPath(exe),
 		chromedp.NoSandbox,
@@ -93,7 +113,7 @@ func browser(t *testing.T, width, height int, js bool) *chromeTab {
 		chromedp.WindowSize(width, height),
 		chromedp.UserDataDir(t.TempDir()),
 	)
-	actx, acancel := chromedp.NewExecAllocator(context.Background(), opts...)
+	actx, acancel := chromedp.NewExecAllocator(context.Background(), append(opts, extra...)...)
 	bctx, bcancel := chromedp.NewContext(actx)
 	t.Cleanup(func() {
 		cctx, cancel := context.WithTimeout(bctx, 10*time.Second)
@@ -103,22 +123,11 @@ func browser(t *testing.T, width, height int, js bool) *chromeTab {
 		acancel()
 	})
 	// The first Run binds the browser's life to its context: start it with
-	// no timeout, then give the test its own deadline.
+	// no timeout; callers give tests their own deadlines.
 	if err := chromedp.Do(bctx); err != nil {
 		t.Fatalf("start chromium %s: %v", exe, err)
 	}
-	ctx, cancel := context.WithTimeout(bctx, browserTestTimeout)
-	t.Cleanup(cancel)
-	b := &chromeTab{t: t, ctx: ctx, base: ts.URL}
-	// Headless chromium's --window-size includes window decorations (1440×900
-	// gives a 1440×757 viewport): emulate the viewport size exactly.
-	b.do("set viewport", chromedp.EmulateViewport(int64(width), int64(height)))
-	if !js {
-		if _, err := chromedp.Call(ctx, emulation.SetScriptExecutionDisabled, emulation.SetScriptExecutionDisabledParams{Value: true}); err != nil {
-			t.Fatalf("disable scripts: %v", err)
-		}
-	}
-	return b
+	return bctx
 }
 
 // do runs actions with a per-call deadline.

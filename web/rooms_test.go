@@ -742,35 +742,10 @@ func startRoomHTTP(t *testing.T, h http.Handler) *httptest.Server {
 // on base, at 1440×900, recording CSP violations in window.__csp.
 func roomTab(t *testing.T, base string) *chromeTab {
 	t.Helper()
-	exe := chromiumPath(t)
-	opts := append(chromedp.DefaultExecAllocatorOptions[:],
-		chromedp.ExecPath(exe),
-		chromedp.NoSandbox,
-		chromedp.DisableGPU,
-		chromedp.Headless,
-		chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-quic", true),
-		chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("no-first-run", true),
-		chromedp.Flag("force-prefers-reduced-motion", true),
-		// Background tabs throttle timers; every tab here is "visible".
+	// Background tabs throttle timers; every tab here is "visible".
+	bctx := startChromium(t, 1440, 900,
 		chromedp.Flag("disable-background-timer-throttling", true),
-		chromedp.Flag("disable-renderer-backgrounding", true),
-		chromedp.WindowSize(1440, 900),
-		chromedp.UserDataDir(t.TempDir()),
-	)
-	actx, acancel := chromedp.NewExecAllocator(context.Background(), opts...)
-	bctx, bcancel := chromedp.NewContext(actx)
-	t.Cleanup(func() {
-		cctx, cancel := context.WithTimeout(bctx, 10*time.Second)
-		defer cancel()
-		_ = chromedp.Cancel(cctx)
-		bcancel()
-		acancel()
-	})
-	if err := chromedp.Do(bctx); err != nil {
-		t.Fatalf("start chromium %s: %v", exe, err)
-	}
+		chromedp.Flag("disable-renderer-backgrounding", true))
 	ctx, cancel := context.WithTimeout(bctx, 2*browserTestTimeout)
 	t.Cleanup(cancel)
 	b := &chromeTab{t: t, ctx: ctx, base: base}
