@@ -100,7 +100,7 @@ func TestStatusPage(t *testing.T) {
 	}
 	body := rec.Body.String()
 	for _, want := range []string{`data-testid="cache-panel"`, `data-testid="cost-panel"`, `data-testid="outcomes-panel"`,
-		"C_replace", "is-cached", "is-first-changed", "&lt;agent_status&gt;", "Maximum calls to Xfinity reached (3/3)"} {
+		"C_replace", "is-cached", "is-first-changed", "0.5 s to 3–5 s", "&lt;agent_status&gt;", "Maximum calls to Xfinity reached (3/3)"} {
 		if !strings.Contains(body, want) {
 			t.Errorf("status page lacks %q", want)
 		}
