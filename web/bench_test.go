@@ -32,3 +32,18 @@ func BenchmarkStepPageCustomThreshold(b *testing.B) {
 
 // BenchmarkFramesAPI encodes every frame of the default mode as JSON.
 func BenchmarkFramesAPI(b *testing.B) { benchGet(b, "/api/lessons/context-memory/frames") }
+
+// BenchmarkComparePage aligns two runs and renders both windows.
+func BenchmarkComparePage(b *testing.B) {
+	benchGet(b, defaultState+"/vs/compaction-off.memory-on.threshold-92.rec-1/8")
+}
+
+// BenchmarkStatusPage renders a status-bar frame with its cache and cost panels.
+func BenchmarkStatusPage(b *testing.B) {
+	benchGet(b, "/en/status-bar/status-append.counter-off.clock-off.alpha-10/8")
+}
+
+// BenchmarkTieredPage renders a tiered-compaction frame with its counters.
+func BenchmarkTieredPage(b *testing.B) {
+	benchGet(b, "/en/tiered-compaction/strategy-tiered.floor-on.summarizer-ok.budget-attempts.pairs-kept/12")
+}

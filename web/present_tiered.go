@@ -127,7 +127,7 @@ func (s *Server) tieredWindow(l *scenarios.Lesson, st State, f sim.Frame, w view
 	w.BoxU, w.StackU, w.EdgeU, w.OverflowU = lo.box, lo.stackU, lo.edge, lo.overflow
 	w.ShowThreshold, w.ThresholdU = true, lo.threshold
 	w.ThresholdLabel = fmt.Sprintf(tw.pressureLine, kTokens(pressure))
-	w.FitU = s.tieredFit(l)
+	w.FitU = s.fit[l.ID]
 	switch {
 	case f.Error != "":
 		w.MeterState = "error"
@@ -198,7 +198,8 @@ func (s *Server) tieredWindow(l *scenarios.Lesson, st State, f sim.Frame, w view
 // drawing scale, the same at every step and in every mode. It is the stack,
 // not the box: after a pass most of the window is free, and drawing that
 // free space on screen would shrink every row below reading size; the empty
-// part of the box runs on below the fold instead.
+// part of the box runs on below the fold instead. Server.New computes it
+// once at start-up.
 func (s *Server) tieredFit(l *scenarios.Lesson) int {
 	const fitMarginU = 60 // the legend line above the box and a little air below the stack
 	fit := 0

@@ -77,6 +77,11 @@ func New(cfg Config) (*Server, error) {
 			}
 		}
 	}
+	for _, l := range s.lessons.list {
+		if l.Engine == sim.EngineTiered {
+			s.fit[l.ID] = s.tieredFit(l) // rows, not blocks: see present_tiered.go
+		}
+	}
 	var err error
 	if s.assets, err = buildAssets(s.blockIDs()); err != nil {
 		return nil, err
