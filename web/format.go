@@ -8,9 +8,13 @@ import (
 	"ctxsim/sim"
 )
 
-// kTokens formats a token count with one decimal and k: 47900 -> "47.9k".
+// kTokens formats a token count with one decimal and k: 47900 -> "47.9k";
+// counts under 100 stay exact.
 // Whole thousands of a limit read without the decimal only via kLimit.
 func kTokens(n int) string {
+	if n > 0 && n < 100 {
+		return strconv.Itoa(n) // a 23-token stub should not read "0.0k"
+	}
 	return fmt.Sprintf("%.1fk", float64(n)/1000)
 }
 
