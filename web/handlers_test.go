@@ -347,7 +347,10 @@ func containsInt(list []int, v int) bool {
 
 // FuzzPaths: no request path makes the server answer 5xx or panic.
 func FuzzPaths(f *testing.F) {
-	for _, seed := range []string{"/", "/en/context-memory", defaultState + "/3", "/api/lessons/context-memory/frames?threshold=7", "/static/x", "/%ff", "/en/context-memory/compaction-on.memory-on.threshold-1.rec-5/2"} {
+	for _, seed := range []string{"/", "/en/context-memory", defaultState + "/3", "/api/lessons/context-memory/frames?threshold=7", "/static/x", "/%ff",
+		"/en/context-memory/compaction-on.memory-on.threshold-1.rec-5/2", defaultState + "/3/present", defaultState + "/vs/compaction-off.memory-on.threshold-92.rec-1/4/present",
+		defaultState + "/handout", "/en/status-bar/status-append.counter-on.clock-off.alpha-10/3/notes", "/join/ABC234", "/rooms/ABC234",
+		"/en/tiered-compaction/strategy-age.floor-off.summarizer-broken.budget-successes.pairs-broken/5"} {
 		f.Add(seed)
 	}
 	s := newTestServer(f)
