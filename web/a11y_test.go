@@ -175,7 +175,7 @@ func a11yPolicies(l *sim.Lesson) (policies []sim.Policy, flips bool) {
 		params = append(params, pr)
 		n *= len(pr.Presets(l))
 	}
-	if n <= 12 {
+	if n <= 32 { // every lesson so far: all 8, 12 and 32 combinations
 		out := []sim.Policy{def}
 		for _, pr := range params {
 			var next []sim.Policy
