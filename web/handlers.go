@@ -191,11 +191,7 @@ func (s *Server) handout(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	page, err := s.handoutPage(l, st, frames)
-	if err != nil {
-		return err
-	}
-	return render(c, http.StatusOK, views.Handout(page))
+	return render(c, http.StatusOK, views.Handout(s.handoutPage(l, st, frames)))
 }
 
 func (s *Server) langAndLesson(c echo.Context) (string, *scenarios.Lesson, error) {

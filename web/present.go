@@ -23,44 +23,47 @@ type pageInput struct {
 
 // lessonPage builds the view model of one lesson state.
 func (s *Server) lessonPage(in pageInput) (views.LessonPage, error) {
-	l, st := in.lesson, in.state
-	f := in.frames[st.Step-1]
-	ui := views.UIFor(st.Lang)
-	ph := phrasesFor(st.Lang)
+	p := s.statePage(in)
 	modes, err := s.modes(in)
 	if err != nil {
 		return views.LessonPage{}, err
 	}
-	nav, err := s.navOf(l, st, in.frames, st.Step-1)
+	nav, err := s.navOf(in.lesson, in.state, in.frames, in.state.Step-1)
 	if err != nil {
 		return views.LessonPage{}, err
 	}
+	p.Modes, p.Nav = modes, nav
+	return p, nil
+}
+
+// statePage builds what one state shows, without the controls that lead to
+// other states (modes, view links): the window, memory, panels, narration
+// and steps. Comparisons and handouts need only this.
+func (s *Server) statePage(in pageInput) views.LessonPage {
+	l, st := in.lesson, in.state
+	f := in.frames[st.Step-1]
+	ui := views.UIFor(st.Lang)
+	ph := phrasesFor(st.Lang)
 	alt := st
 	alt.Lang = otherLang(st.Lang)
 	p := views.LessonPage{
 		Lang: st.Lang, UI: ui, Assets: s.assets.urls, Title: l.Title.In(st.Lang), LessonID: l.ID,
 		IndexURL: "/" + st.Lang + "/", URL: LessonURL(l.Lesson, st),
 		AltLang: views.Link{Label: ui.OtherLang, URL: LessonURL(l.Lesson, alt)},
-		Modes:   modes,
-		Nav:     nav,
 		Window:  s.windowView(l, st, f, ui, ph),
-		Memory:  memoryView(l, f, ui, ph),
 		Steps:   stepBar(l, st, in.frames, ui),
 		Source:  l.Source.In(st.Lang),
 	}
-	if l.Engine != sim.EngineContext {
-		p.Memory = views.MemoryPanel{}
-	}
 	switch l.Engine {
+	case sim.EngineContext:
+		p.Memory = memoryView(l, f, ui, ph)
 	case sim.EngineStatus:
 		s.statusExtras(in, &p)
 	case sim.EngineTiered:
 		s.tieredExtras(in, &p)
 	}
 	p.Narration = narrationView(l, st, in.frames, ui, ph)
-	for _, b := range p.Window.Blocks {
-		p.Blocks = append(p.Blocks, b)
-	}
+	p.Blocks = append(p.Blocks, p.Window.Blocks...)
 	if p.Window.Pending != nil {
 		p.Blocks = append(p.Blocks, *p.Window.Pending)
 	}
@@ -69,7 +72,7 @@ func (s *Server) lessonPage(in pageInput) (views.LessonPage, error) {
 			p.About = append(p.About, views.AboutSection{Key: k, Headline: sec.Headline, Body: sec.Body})
 		}
 	}
-	return p, nil
+	return p
 }
 
 func otherLang(lang string) string {

@@ -146,14 +146,8 @@ func (s *Server) comparePage(l *scenarios.Lesson, st State, fa, fb []sim.Frame, 
 	ui := views.UIFor(st.Lang)
 	ph := phrasesFor(st.Lang)
 	pos := tl[st.Step-1]
-	left, err := s.lessonPage(pageInput{lesson: l, state: State{Lang: st.Lang, Lesson: st.Lesson, Policy: st.Policy, Step: pos.a + 1}, frames: fa})
-	if err != nil {
-		return views.ComparePage{}, nil, err
-	}
-	right, err := s.lessonPage(pageInput{lesson: l, state: State{Lang: st.Lang, Lesson: st.Lesson, Policy: *st.Compare, Step: pos.b + 1}, frames: fb})
-	if err != nil {
-		return views.ComparePage{}, nil, err
-	}
+	left := s.statePage(pageInput{lesson: l, state: State{Lang: st.Lang, Lesson: st.Lesson, Policy: st.Policy, Step: pos.a + 1}, frames: fa})
+	right := s.statePage(pageInput{lesson: l, state: State{Lang: st.Lang, Lesson: st.Lesson, Policy: *st.Compare, Step: pos.b + 1}, frames: fb})
 	fit := max(left.Window.FitU, right.Window.FitU)
 	left.Window.FitU, right.Window.FitU = fit, fit
 	prev := pair{-1, -1}
@@ -305,7 +299,7 @@ func handoutURL(l *sim.Lesson, st State) string {
 
 // handoutPage builds the printable handout: the first frame, every
 // decisive frame and the last frame, with their narration.
-func (s *Server) handoutPage(l *scenarios.Lesson, st State, frames []sim.Frame) (views.HandoutPage, error) {
+func (s *Server) handoutPage(l *scenarios.Lesson, st State, frames []sim.Frame) views.HandoutPage {
 	ui := views.UIFor(st.Lang)
 	intro, _ := l.Section(st.Lang, "intro")
 	st.Step = 1
@@ -320,12 +314,9 @@ func (s *Server) handoutPage(l *scenarios.Lesson, st State, frames []sim.Frame) 
 		}
 		x := st
 		x.Step = i + 1
-		lp, err := s.lessonPage(pageInput{lesson: l, state: x, frames: frames})
-		if err != nil {
-			return hp, err
-		}
+		lp := s.statePage(pageInput{lesson: l, state: x, frames: frames})
 		hp.Frames = append(hp.Frames, views.HandoutFrame{Step: i + 1, Kicker: lp.Narration.Kicker,
 			Headline: lp.Narration.Headline, Changes: lp.Narration.Changes, Body: lp.Narration.Body, Window: lp.Window})
 	}
-	return hp, nil
+	return hp
 }
