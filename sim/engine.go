@@ -58,11 +58,10 @@ type run struct {
 	events  []Event
 
 	// per step
-	cur       Step
-	variants  []string
-	added     int  // messages added since the last frame of this step
-	shown     bool // a part of this step was already shown
-	refusedAt bool
+	cur      Step
+	variants []string
+	added    int  // messages added since the last frame of this step
+	shown    bool // a part of this step was already shown
 }
 
 func (r *run) step(st Step) {

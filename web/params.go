@@ -127,10 +127,3 @@ func ParseStep(v string, n int) (int, error) {
 	}
 	return i, nil
 }
-
-func onOffOf(b bool) string {
-	if b {
-		return "on"
-	}
-	return "off"
-}

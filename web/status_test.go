@@ -6,8 +6,6 @@ import (
 	"testing"
 )
 
-const statusState = "/en/status-bar/status-off.counter-off.clock-off.alpha-10"
-
 type statusDoc struct {
 	Lesson    string
 	Frames    []map[string]any
