@@ -176,17 +176,11 @@ func a11yPolicies(l *sim.Lesson) (policies []sim.Policy, flips bool) {
 		n *= len(pr.Presets(l))
 	}
 	if n <= 32 { // every lesson so far: all 8, 12 and 32 combinations
-		out := []sim.Policy{def}
-		for _, pr := range params {
-			var next []sim.Policy
-			for _, p := range out {
-				for _, v := range pr.Presets(l) {
-					q := p
-					pr.Set(&q, v)
-					next = append(next, q)
-				}
+		var out []sim.Policy
+		for _, p := range sim.PresetPolicies(l) {
+			if p.Recording == def.Recording && p.AlphaPercent == def.AlphaPercent {
+				out = append(out, p)
 			}
-			out = next
 		}
 		return out, false
 	}

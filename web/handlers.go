@@ -89,12 +89,8 @@ func (s *Server) lessonStart(c echo.Context) error {
 // Policy parameters given as a query (?threshold=73, from a form or a
 // hand-typed link) redirect to the canonical path.
 func (s *Server) lessonState(c echo.Context) error {
-	lang, l, err := s.langAndLesson(c)
+	st, l, err := s.policyState(c)
 	if err != nil {
-		return err
-	}
-	st := State{Lang: lang, Lesson: l.ID}
-	if st.Policy, err = ParsePolicySegment(l.Lesson, c.Param("policy")); err != nil {
 		return err
 	}
 	if seg := c.Param("policyB"); seg != "" {
@@ -133,7 +129,7 @@ func (s *Server) lessonState(c echo.Context) error {
 		return c.Redirect(http.StatusFound, LessonURL(l.Lesson, st))
 	}
 	in := pageInput{lesson: l, state: st, frames: frames}
-	rememberLang(c, lang)
+	rememberLang(c, st.Lang)
 	switch st.View {
 	case ViewPresent:
 		page, err := s.presentPage(in)
@@ -179,12 +175,8 @@ func (s *Server) compareState(c echo.Context, l *scenarios.Lesson, st State, fa 
 
 // handout renders the printable handout of a lesson under one policy.
 func (s *Server) handout(c echo.Context) error {
-	lang, l, err := s.langAndLesson(c)
+	st, l, err := s.policyState(c)
 	if err != nil {
-		return err
-	}
-	st := State{Lang: lang, Lesson: l.ID}
-	if st.Policy, err = ParsePolicySegment(l.Lesson, c.Param("policy")); err != nil {
 		return err
 	}
 	frames, err := s.run(l, st.Policy)
@@ -192,6 +184,17 @@ func (s *Server) handout(c echo.Context) error {
 		return err
 	}
 	return render(c, http.StatusOK, views.Handout(s.handoutPage(l, st, frames)))
+}
+
+// policyState reads the language, lesson and policy segment of a state URL.
+func (s *Server) policyState(c echo.Context) (State, *scenarios.Lesson, error) {
+	lang, l, err := s.langAndLesson(c)
+	if err != nil {
+		return State{}, nil, err
+	}
+	st := State{Lang: lang, Lesson: l.ID}
+	st.Policy, err = ParsePolicySegment(l.Lesson, c.Param("policy"))
+	return st, l, err
 }
 
 func (s *Server) langAndLesson(c echo.Context) (string, *scenarios.Lesson, error) {

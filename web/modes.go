@@ -79,19 +79,25 @@ func alignStep(from []sim.Frame, cur sim.Frame, to []sim.Frame) int {
 }
 
 func stepBar(l *scenarios.Lesson, st State, frames []sim.Frame, ui views.UI) views.StepBar {
-	n := len(frames)
-	at := func(i int) string { s := st; s.Step = i; return LessonURL(l.Lesson, s) }
+	return stepsOver(l, st, len(frames), ui, func(i int) (sim.Frame, bool) { return frames[i], frames[i].Decisive })
+}
+
+// stepsOver builds the step bar over n positions; at(i) gives the frame whose
+// headline titles position i and whether the position is decisive.
+func stepsOver(l *scenarios.Lesson, st State, n int, ui views.UI, at func(i int) (sim.Frame, bool)) views.StepBar {
+	url := func(i int) string { s := st; s.Step = i; return LessonURL(l.Lesson, s) }
 	b := views.StepBar{Current: st.Step, Total: n, Progress: st.Step * 100 / n, Label: fmt.Sprintf(ui.StepOf, st.Step, n)}
 	if st.Step > 1 {
-		b.First, b.Prev = at(1), at(st.Step-1)
+		b.First, b.Prev = url(1), url(st.Step-1)
 	}
 	if st.Step < n {
-		b.Next, b.Last = at(st.Step+1), at(n)
+		b.Next, b.Last = url(st.Step+1), url(n)
 	}
-	for i, f := range frames {
+	for i := range n {
+		f, decisive := at(i)
 		sec, _ := l.Section(st.Lang, f.Narration...)
 		b.Ticks = append(b.Ticks, views.Tick{
-			Step: i + 1, URL: at(i + 1), Current: i+1 == st.Step, Done: i+1 < st.Step, Decisive: f.Decisive,
+			Step: i + 1, URL: url(i + 1), Current: i+1 == st.Step, Done: i+1 < st.Step, Decisive: decisive,
 			Title: fmt.Sprintf("%d · %s", i+1, fillHeadline(sec.Headline, l, st.Policy, f)),
 		})
 	}

@@ -226,17 +226,24 @@ func (rs *roomService) current(c echo.Context) error {
 	return c.JSON(http.StatusOK, roomJSON{Code: code, State: state})
 }
 
-func (rs *roomService) publish(c echo.Context) error {
-	ctx := c.Request().Context()
+// keyedRequest reads the room code and a presenter's request, which must
+// carry a well-formed key.
+func keyedRequest(c echo.Context) (string, roomRequest, error) {
+	var in roomRequest
 	code, err := roomCodeParam(c)
 	if err != nil {
-		return err
+		return "", in, err
 	}
-	var in roomRequest
 	if err := readRoomRequest(c, &in, false); err != nil {
-		return err
+		return "", in, err
 	}
-	if err := roomKeyParam(in.Key); err != nil {
+	return code, in, roomKeyParam(in.Key)
+}
+
+func (rs *roomService) publish(c echo.Context) error {
+	ctx := c.Request().Context()
+	code, in, err := keyedRequest(c)
+	if err != nil {
 		return err
 	}
 	state, err := rs.checkState(ctx, in.State)
@@ -251,15 +258,8 @@ func (rs *roomService) publish(c echo.Context) error {
 }
 
 func (rs *roomService) close(c echo.Context) error {
-	code, err := roomCodeParam(c)
+	code, in, err := keyedRequest(c)
 	if err != nil {
-		return err
-	}
-	var in roomRequest
-	if err := readRoomRequest(c, &in, false); err != nil {
-		return err
-	}
-	if err := roomKeyParam(in.Key); err != nil {
 		return err
 	}
 	if err := rs.store.Close(c.Request().Context(), code, in.Key); err != nil {

@@ -222,22 +222,10 @@ func (s *Server) compareModes(l *scenarios.Lesson, st State, fa []sim.Frame, tl 
 }
 
 func compareSteps(l *scenarios.Lesson, st State, fa, fb []sim.Frame, tl []pair, ui views.UI) views.StepBar {
-	n := len(tl)
-	at := func(i int) string { x := st; x.Step = i; return LessonURL(l.Lesson, x) }
-	b := views.StepBar{Current: st.Step, Total: n, Progress: st.Step * 100 / n, Label: fmt.Sprintf(ui.StepOf, st.Step, n)}
-	if st.Step > 1 {
-		b.First, b.Prev = at(1), at(st.Step-1)
-	}
-	if st.Step < n {
-		b.Next, b.Last = at(st.Step+1), at(n)
-	}
-	for i, p := range tl {
-		f := fa[p.a]
-		sec, _ := l.Section(st.Lang, f.Narration...)
-		b.Ticks = append(b.Ticks, views.Tick{Step: i + 1, URL: at(i + 1), Current: i+1 == st.Step, Done: i+1 < st.Step,
-			Decisive: fa[p.a].Decisive || fb[p.b].Decisive, Title: fmt.Sprintf("%d · %s", i+1, fillHeadline(sec.Headline, l, st.Policy, f))})
-	}
-	return b
+	return stepsOver(l, st, len(tl), ui, func(i int) (sim.Frame, bool) {
+		a, b := fa[tl[i].a], fb[tl[i].b]
+		return a, a.Decisive || b.Decisive
+	})
 }
 
 // diffLine says in one line what happened on one side at this position.
