@@ -4,18 +4,44 @@ import (
 	"fmt"
 	"regexp"
 	"slices"
+	"strconv"
+	"strings"
+
+	"gopkg.in/yaml.v3"
 
 	"ctxsim/sim"
 )
 
 var lessonID = regexp.MustCompile(`^[a-z0-9][a-z0-9-]{0,63}$`)
 
+// toolUseID is what a tool_use id may look like (providers use toolu_01…);
+// toolu_rr… is kept for the workspace's re-reads.
+var toolUseID = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
+
+// reservedSteps are narration keys the harness and its mechanisms use for
+// their own frames; a trace step may not take them.
+var reservedSteps = []string{"crossed", "selected", "summary", "replaced", "overflow", "refused", "reread"}
+
 // builder validates raw lesson data and builds a *sim.Lesson, stopping at
 // the first problem with its file, line and field.
 type builder struct {
-	f   *yamlFile
-	ids map[string]string // block id -> field path where it was declared
-	err *Error
+	f     *yamlFile
+	files fileReader
+	ids   map[string]string // block id -> field path where it was declared
+	paths map[string]string // message id -> its field path, for later checks
+	err   *Error
+	// ops lists the trace's file operations in order, with their paths.
+	ops       []*sim.FileOp
+	opPaths   []string
+	counted   bool
+	workspace []sim.WorkspaceFile // the workspace's files, read before the trace
+	writes    []string            // files a write call creates
+}
+
+// fileReader reads another file of the lesson directory.
+type fileReader interface {
+	read(name string) ([]byte, error)
+	name(file string) string
 }
 
 func (b *builder) fail(path, format string, args ...any) {
@@ -24,51 +50,32 @@ func (b *builder) fail(path, format string, args ...any) {
 	}
 }
 
-func buildLesson(f *yamlFile, raw *rawLesson) (*sim.Lesson, error) {
-	b := &builder{f: f, ids: map[string]string{"system": "system"}}
-	engine := raw.Engine
-	if engine == "" {
-		engine = sim.EngineContext
-	}
-	l := &sim.Lesson{
-		ID: raw.ID, Engine: engine, Order: raw.Order, Title: raw.Title, Source: raw.Source,
-		Window: raw.Window, ThresholdPercent: raw.ThresholdPercent,
-		TailMessages: raw.TailMessages, Thresholds: raw.Thresholds,
-	}
+func buildLesson(f *yamlFile, raw *rawLesson, files fileReader) (*sim.Lesson, error) {
+	b := &builder{f: f, files: files, ids: map[string]string{"system": "system"}, paths: map[string]string{}}
+	l := &sim.Lesson{ID: raw.ID, Order: raw.Order, Title: raw.Title, Source: raw.Source, Window: raw.Window}
 	b.header(raw, l)
-	switch l.Engine {
-	case sim.EngineStatus:
-		l.Status = b.status(raw.Status)
-	case sim.EngineTiered:
-		l.Tiered = b.tiered(raw.Tiered)
-	default:
-		b.context(raw, l)
+	if b.err != nil {
+		return nil, b.err
 	}
+	l.Facts = b.facts(raw.Facts)
+	l.System = b.system(raw.System)
+	b.workspaceFiles(raw.Mechanisms.Workspace)
+	l.Trace = b.trace(raw.Trace, l.Facts)
+	if b.err != nil {
+		return nil, b.err
+	}
+	b.mechanisms(raw, l)
+	if b.err != nil {
+		return nil, b.err
+	}
+	if err := l.SetParamOrder(raw.Policy); err != nil {
+		b.fail("policy", "%v", err)
+	}
+	b.checkParams(l)
 	if b.err != nil {
 		return nil, b.err
 	}
 	return l, nil
-}
-
-// context validates the context engine's part of a lesson.
-func (b *builder) context(raw *rawLesson, l *sim.Lesson) {
-	switch {
-	case raw.ThresholdPercent < 1 || raw.ThresholdPercent > 100:
-		b.fail("threshold_percent", "must be an integer from 1 to 100, got %d", raw.ThresholdPercent)
-	case raw.TailMessages < 0:
-		b.fail("tail_messages", "must not be negative")
-	}
-	l.Facts = b.facts(raw.Facts)
-	l.System = b.message("system", raw.System, sim.RoleSystem)
-	l.System.ID = "system"
-	l.Memory = sim.MemorySeed{Path: raw.Memory.Path, Lines: raw.Memory.Lines, Tokens: raw.Memory.Tokens}
-	if raw.Memory.Path == "" {
-		b.fail("memory.path", "is required (e.g. MEMORY.md)")
-	}
-	if raw.Memory.Tokens < 0 {
-		b.fail("memory.tokens", "must not be negative")
-	}
-	l.Trace = b.trace(raw.Trace, l.Facts)
 }
 
 func (b *builder) header(raw *rawLesson, l *sim.Lesson) {
@@ -79,17 +86,23 @@ func (b *builder) header(raw *rawLesson, l *sim.Lesson) {
 		b.fail("title", "needs both en and ja")
 	case raw.Window <= 0:
 		b.fail("window", "must be a positive number of tokens")
+	case raw.Sizes != "" && raw.Sizes != "trace" && raw.Sizes != "counted":
+		b.fail("sizes", "must be trace (every message gives its size) or counted (o200k_base counts), got %q", raw.Sizes)
 	}
-	if _, ok := sim.EngineParams[l.Engine]; !ok {
-		b.fail("engine", "must be one of context, status, tiered; got %q", raw.Engine)
-	}
-	for i, t := range raw.Thresholds {
-		if t < 1 || t > 100 {
-			b.fail(fmt.Sprintf("thresholds[%d]", i), "must be an integer from 1 to 100, got %d", t)
+	b.counted = raw.Sizes == "counted"
+	l.Counted = b.counted
+}
+
+// checkParams checks that the mechanisms' defaults and presets are
+// allowed values.
+func (b *builder) checkParams(l *sim.Lesson) {
+	for _, pr := range l.Params() {
+		for _, v := range append([]string{pr.Default}, pr.Offered()...) {
+			if !pr.Valid(v) {
+				b.fail("mechanisms", "parameter %s: %q is not allowed (%s)", pr.Name, v, pr.Allowed())
+				return
+			}
 		}
-	}
-	if len(l.Thresholds) == 0 && raw.ThresholdPercent > 0 {
-		l.Thresholds = []int{raw.ThresholdPercent}
 	}
 }
 
@@ -105,56 +118,32 @@ func (b *builder) facts(raw []rawFact) []sim.Fact {
 			b.fail(path+".pattern", "is required")
 		case err != nil:
 			b.fail(path+".pattern", "is not a valid regular expression: %v", err)
+		case rf.Label["en"] == "" || rf.Label["ja"] == "":
+			b.fail(path+".label", "needs both en and ja")
 		}
 		out = append(out, sim.Fact{ID: rf.ID, Pattern: re, Label: rf.Label})
 	}
 	return out
 }
 
-var roles = []sim.Role{sim.RoleSystem, sim.RoleUser, sim.RoleAssistant, sim.RoleTool}
-var kinds = []sim.Kind{sim.KindText, sim.KindToolCall, sim.KindToolResult}
-
-func (b *builder) message(path string, rm rawMessage, role sim.Role) sim.Message {
-	m := sim.Message{ID: rm.ID, Role: sim.Role(rm.Role), Kind: sim.Kind(rm.Kind), Label: rm.Label, Tokens: rm.Tokens, Content: rm.Content}
-	if role != "" {
-		m.Role, m.Kind = role, sim.KindPrompt
-	}
-	if rm.Tokens <= 0 {
-		b.fail(path+".tokens", "must be a positive number of tokens, got %d", rm.Tokens)
-	}
-	if role == "" {
-		b.checkID(path, rm.ID)
-		if !slices.Contains(roles, m.Role) || m.Role == sim.RoleSystem {
-			b.fail(path+".role", "must be user, assistant or tool, got %q", rm.Role)
-		}
-		if m.Kind == "" {
-			m.Kind = sim.KindText
-		}
-		if !slices.Contains(kinds, m.Kind) {
-			b.fail(path+".kind", "must be text, tool_call or tool_result, got %q", rm.Kind)
-		}
-	}
-	if rm.Answer != nil {
-		m.Answer = &sim.Answer{Fact: rm.Answer.Fact, Found: rm.Answer.Found, Missing: rm.Answer.Missing}
-		if m.Role != sim.RoleAssistant {
-			b.fail(path+".answer", "only an assistant message can answer (its text comes from a model call)")
-		}
-	} else if rm.Content == "" {
-		b.fail(path+".content", "is required")
+func (b *builder) system(rm rawMessage) sim.Message {
+	m := sim.Message{ID: "system", Role: sim.RoleSystem, Kind: sim.KindPrompt, Label: rm.Label, Content: rm.Content,
+		Tokens: rm.Tokens, Origin: sim.OriginAuthored}
+	b.size("system", rm.Tokens)
+	if rm.Content == "" {
+		b.fail("system.content", "is required")
 	}
 	return m
 }
 
-func (b *builder) checkID(path, id string) {
-	if !lessonID.MatchString(id) {
-		b.fail(path+".id", "must match %s, got %q", lessonID, id)
-		return
+// size checks a message's size against the lesson's sizing rule.
+func (b *builder) size(path string, tokens int) {
+	switch {
+	case b.counted && tokens != 0:
+		b.fail(path+".tokens", "must be left out: this lesson counts the tokens of every text (sizes: counted)")
+	case !b.counted && tokens <= 0:
+		b.fail(path+".tokens", "must be a positive number of tokens, got %d", tokens)
 	}
-	if prev, ok := b.ids[id]; ok {
-		b.fail(path+".id", "%q is already used at %s", id, prev)
-		return
-	}
-	b.ids[id] = path
 }
 
 var stepTypes = []sim.StepType{sim.StepSessionStart, sim.StepSessionEnd, sim.StepRemember, sim.StepMessages, sim.StepBranch}
@@ -163,27 +152,31 @@ func (b *builder) trace(raw []rawStep, facts []sim.Fact) []sim.Step {
 	if len(raw) == 0 {
 		b.fail("trace", "needs at least one step")
 	}
-	steps := map[string]bool{}
+	seen := map[string]bool{}
 	var out []sim.Step
 	for i, rs := range raw {
 		path := fmt.Sprintf("trace[%d]", i)
-		st := sim.Step{ID: rs.Step, Type: sim.StepType(rs.Type), Line: rs.Line, Tokens: rs.Tokens}
+		st := sim.Step{ID: rs.Step, Type: sim.StepType(rs.Type), Line: rs.Line, Tokens: rs.Tokens, Time: rs.Time,
+			Decision: rs.Decision, ShowRequest: rs.Show == "request"}
 		if st.Type == "" {
 			st.Type = sim.StepMessages
 			if rs.Branch != nil {
 				st.Type = sim.StepBranch
 			}
 		}
-		if !lessonID.MatchString(rs.Step) || steps[rs.Step] {
+		switch {
+		case !lessonID.MatchString(rs.Step) || seen[rs.Step]:
 			b.fail(path+".step", "must be a unique id matching %s, got %q", lessonID, rs.Step)
-		}
-		steps[rs.Step] = true
-		if !slices.Contains(stepTypes, st.Type) {
+		case slices.Contains(reservedSteps, rs.Step) || strings.HasPrefix(rs.Step, "pass-"):
+			b.fail(path+".step", "%q is a narration key of the harness (%s, pass-N); choose another id", rs.Step, strings.Join(reservedSteps, ", "))
+		case !slices.Contains(stepTypes, st.Type):
 			b.fail(path+".type", "must be one of %v, got %q", stepTypes, rs.Type)
+		case rs.Show != "" && rs.Show != "request":
+			b.fail(path+".show", "must be request (the frame is the request of the step's model call), got %q", rs.Show)
+		case rs.Decision && (st.Type != sim.StepMessages || rs.Show != "request"):
+			b.fail(path+".decision", "only a messages step shown as its request (show: request) ends with a decision")
 		}
-		if i == 0 && st.Type != sim.StepSessionStart {
-			b.fail(path+".type", "the first step must be session_start")
-		}
+		seen[rs.Step] = true
 		b.stepBody(path, rs, &st, facts)
 		out = append(out, st)
 	}
@@ -196,13 +189,10 @@ func (b *builder) stepBody(path string, rs rawStep, st *sim.Step, facts []sim.Fa
 		if rs.Line == "" {
 			b.fail(path+".line", "is required for a remember step")
 		}
-		if rs.Tokens <= 0 {
+		if rs.Tokens < 0 || (!b.counted && rs.Tokens == 0) {
 			b.fail(path+".tokens", "must be the positive size the line adds to the injected copy")
 		}
 	case sim.StepMessages:
-		if len(rs.Messages) == 0 {
-			b.fail(path+".messages", "needs at least one message")
-		}
 		st.Messages = b.messages(path+".messages", rs.Messages, facts)
 	case sim.StepBranch:
 		br := rs.Branch
@@ -224,20 +214,91 @@ func (b *builder) branchSide(path string, raw []rawMessage, facts []sim.Fact) []
 	return b.messages(path, raw, facts)
 }
 
+// messages builds a step's messages: plain messages and calls (a call
+// makes two messages). A tool result must follow its call.
 func (b *builder) messages(path string, raw []rawMessage, facts []sim.Fact) []sim.Message {
 	var out []sim.Message
 	for j, rm := range raw {
 		p := fmt.Sprintf("%s[%d]", path, j)
-		m := b.message(p, rm, "")
-		if m.Answer != nil {
-			b.checkFact(p+".answer.fact", m.Answer.Fact, facts)
-			if m.Answer.Found == "" || m.Answer.Missing == "" {
-				b.fail(p+".answer", "needs both found and missing texts")
+		if rm.Call != nil {
+			if rm.ID != "" || rm.Role != "" || rm.Kind != "" || rm.Content != "" || rm.Tokens != 0 || rm.Answer != nil || rm.Label != nil {
+				b.fail(p, "a call item holds only call:")
+			}
+			out = append(out, b.call(p+".call", rm.Call)...)
+			continue
+		}
+		m := b.message(p, rm, facts)
+		if n := len(out); m.Kind == sim.KindToolResult {
+			if n == 0 || out[n-1].Kind != sim.KindToolCall {
+				b.fail(p+".kind", "a tool_result must directly follow its tool_call")
+			} else {
+				m.ToolUseID = out[n-1].ToolUseID
+				m.Tool = out[n-1].Tool
 			}
 		}
 		out = append(out, m)
 	}
+	for j, m := range out {
+		if m.Kind == sim.KindToolCall && (j+1 >= len(out) || out[j+1].Kind != sim.KindToolResult) {
+			b.fail(b.paths[m.ID], "a tool_call must be followed by its tool_result in the same step")
+		}
+	}
 	return out
+}
+
+var roles = []sim.Role{sim.RoleUser, sim.RoleAssistant, sim.RoleTool}
+var kinds = []sim.Kind{sim.KindText, sim.KindToolCall, sim.KindToolResult}
+
+func (b *builder) message(path string, rm rawMessage, facts []sim.Fact) sim.Message {
+	m := sim.Message{ID: rm.ID, Role: sim.Role(rm.Role), Kind: sim.Kind(rm.Kind), Label: rm.Label, Tokens: rm.Tokens,
+		Content: rm.Content, Origin: sim.OriginAuthored}
+	b.size(path, rm.Tokens)
+	b.checkID(path+".id", rm.ID)
+	b.paths[rm.ID] = path
+	if !slices.Contains(roles, m.Role) {
+		b.fail(path+".role", "must be user, assistant or tool, got %q", rm.Role)
+	}
+	if m.Kind == "" {
+		m.Kind = sim.KindText
+	}
+	switch {
+	case !slices.Contains(kinds, m.Kind):
+		b.fail(path+".kind", "must be text, tool_call or tool_result, got %q", rm.Kind)
+	case m.Kind == sim.KindToolCall && m.Role != sim.RoleAssistant:
+		b.fail(path+".role", "a tool_call is the assistant's")
+	case m.Kind == sim.KindToolResult && m.Role != sim.RoleTool:
+		b.fail(path+".role", "a tool_result has role tool")
+	case m.Role == sim.RoleTool && m.Kind != sim.KindToolResult:
+		b.fail(path+".kind", "a tool message is a tool_result")
+	}
+	if m.Kind == sim.KindToolCall {
+		m.ToolUseID = rm.ID
+	}
+	if rm.Answer != nil {
+		m.Answer = &sim.Answer{Fact: rm.Answer.Fact, Found: rm.Answer.Found, Missing: rm.Answer.Missing}
+		if m.Role != sim.RoleAssistant {
+			b.fail(path+".answer", "only an assistant message can answer (its text comes from a model call)")
+		}
+		b.checkFact(path+".answer.fact", m.Answer.Fact, facts)
+		if m.Answer.Found == "" || m.Answer.Missing == "" {
+			b.fail(path+".answer", "needs both found and missing texts")
+		}
+	} else if rm.Content == "" {
+		b.fail(path+".content", "is required")
+	}
+	return m
+}
+
+func (b *builder) checkID(path, id string) {
+	if !lessonID.MatchString(id) {
+		b.fail(path, "must match %s, got %q", lessonID, id)
+		return
+	}
+	if prev, ok := b.ids[id]; ok {
+		b.fail(path, "%q is already used at %s", id, prev)
+		return
+	}
+	b.ids[id] = path
 }
 
 func (b *builder) checkFact(path, id string, facts []sim.Fact) {
@@ -249,45 +310,189 @@ func (b *builder) checkFact(path, id string, facts []sim.Fact) {
 	b.fail(path, "names unknown fact %q", id)
 }
 
-// cards validates summary cards against the block ids of the trace.
-func buildCards(f *yamlFile, raw *rawSummaries, ids map[string]string) ([]sim.Card, error) {
-	b := &builder{f: f, ids: ids}
-	var out []sim.Card
-	cardIDs := map[string]bool{}
-	for i, rc := range raw.Cards {
-		path := fmt.Sprintf("cards[%d]", i)
-		if !lessonID.MatchString(rc.ID) || cardIDs[rc.ID] || ids[rc.ID] != "" {
-			b.fail(path+".id", "must be a unique id matching %s, got %q", lessonID, rc.ID)
-		}
-		if len(rc.Covers) == 0 {
-			b.fail(path+".covers", "must list the ids of the blocks the summary replaces")
-		}
-		for j, id := range rc.Covers {
-			if ids[id] == "" && !cardIDs[id] {
-				b.fail(fmt.Sprintf("%s.covers[%d]", path, j), "names unknown block %q (a message id or an earlier card id)", id)
-			}
-		}
-		cardIDs[rc.ID] = true
-		if rc.Tokens <= 0 {
-			b.fail(path+".tokens", "must be a positive number of tokens, got %d", rc.Tokens)
-		}
-		if len(rc.Recordings) != sim.Recordings {
-			b.fail(path+".recordings", "must hold exactly %d recordings, got %d", sim.Recordings, len(rc.Recordings))
-		}
-		card := sim.Card{ID: rc.ID, Covers: rc.Covers, Tokens: rc.Tokens}
-		for j, rr := range rc.Recordings {
-			if rr.Content == "" {
-				b.fail(fmt.Sprintf("%s.recordings[%d].content", path, j), "is required")
-			}
-			if len(rr.Provenance) == 0 && len(raw.Provenance) == 0 {
-				b.fail(fmt.Sprintf("%s.recordings[%d].provenance", path, j), "is required (or a file-level provenance): say who wrote or recorded it, and when")
-			}
-			card.Recordings = append(card.Recordings, sim.Recording{Content: rr.Content, Provenance: rr.Provenance})
-		}
-		out = append(out, card)
+// call builds a tool call and its result.
+func (b *builder) call(p string, rc *rawCall) []sim.Message {
+	if !b.counted {
+		b.fail(p, "calls are for lessons that count their tokens (sizes: counted); give the call and its result as two messages with tokens")
+		return nil
 	}
-	if b.err != nil {
-		return nil, b.err
+	switch {
+	case rc.Tool == "":
+		b.fail(p+".tool", "is required")
+	case !toolUseID.MatchString(rc.ID) || strings.HasPrefix(rc.ID, "toolu_rr"):
+		b.fail(p+".id", "must be a tool_use id matching %s (toolu_rr… is kept for re-reads), got %q", toolUseID, rc.ID)
 	}
-	return out, nil
+	call := sim.Message{ID: "call-" + rc.ID, Role: sim.RoleAssistant, Kind: sim.KindToolCall, Tool: rc.Tool, ToolUseID: rc.ID, Origin: sim.OriginAuthored}
+	res := sim.Message{ID: "result-" + rc.ID, Role: sim.RoleTool, Kind: sim.KindToolResult, Tool: rc.Tool, ToolUseID: rc.ID,
+		Summary: rc.Summary, Origin: sim.OriginAuthored}
+	for _, id := range []string{call.ID, res.ID} {
+		if prev, ok := b.ids[id]; ok {
+			b.fail(p+".id", "%q is already used at %s", rc.ID, prev)
+		}
+		b.ids[id] = p + ".id"
+		b.paths[id] = p
+	}
+	modes := 0
+	for _, set := range []bool{!rc.Result.IsZero(), rc.Read != "", rc.Write != "", rc.Edit != nil} {
+		if set {
+			modes++
+		}
+	}
+	if modes != 1 {
+		b.fail(p, "needs exactly one of result, read, write and edit")
+		return nil
+	}
+	var args [][2]any
+	switch {
+	case rc.Read != "":
+		res.Op = &sim.FileOp{Op: sim.OpRead, Path: rc.Read}
+		args = [][2]any{{"path", rc.Read}}
+	case rc.Write != "":
+		res.Op = &sim.FileOp{Op: sim.OpWrite, Path: rc.Write}
+		args = [][2]any{{"path", rc.Write}, {"content", b.writeText(p+".write", rc.Write)}}
+	case rc.Edit != nil:
+		res.Op = &sim.FileOp{Op: sim.OpEdit, Path: rc.Edit.Path, Old: rc.Edit.Old, New: rc.Edit.New}
+		args = [][2]any{{"path", rc.Edit.Path}, {"old_string", rc.Edit.Old}, {"new_string", rc.Edit.New}}
+	default:
+		args = b.argsOf(p+".args", &rc.Args)
+		res.Content, res.Origin = b.result(p+".result", &rc.Result)
+	}
+	if res.Op != nil {
+		if rc.Args.Kind != 0 {
+			b.fail(p+".args", "is derived for read, write and edit calls; remove it")
+		}
+		call.Op = res.Op
+		b.ops = append(b.ops, res.Op)
+		b.opPaths = append(b.opPaths, p)
+	}
+	call.Args = sim.JSONArgs(args)
+	call.Content = fmt.Sprintf("%s(%s)", rc.Tool, call.Args)
+	call.Label = rc.Label
+	if call.Label == nil {
+		call.Label = sim.Text{"en": labelOf(rc.Tool, args)}
+	}
+	res.Label = call.Label
+	return []sim.Message{call, res}
+}
+
+// writeText is the text a write call creates: the workspace file's.
+func (b *builder) writeText(p, path string) string {
+	b.writes = append(b.writes, path)
+	for _, f := range b.workspace {
+		if f.Path == path {
+			return f.Text
+		}
+	}
+	b.fail(p, "names %q, which is not among the workspace's files", path)
+	return ""
+}
+
+// argsOf reads a call's arguments: a mapping of scalars, kept in order.
+func (b *builder) argsOf(p string, n *yaml.Node) [][2]any {
+	var args [][2]any
+	if n.Kind == 0 {
+		return args
+	}
+	if n.Kind != yaml.MappingNode {
+		b.fail(p, "must be a mapping of argument names to values")
+		return args
+	}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := n.Content[i].Value, n.Content[i+1]
+		if v.Kind != yaml.ScalarNode {
+			b.fail(p+"."+k, "must be a string, number or boolean")
+			continue
+		}
+		switch v.Tag {
+		case "!!int":
+			num, err := strconv.Atoi(v.Value)
+			if err != nil {
+				b.fail(p+"."+k, "is not an integer a tool accepts: %v", err)
+			}
+			args = append(args, [2]any{k, num})
+		case "!!bool":
+			args = append(args, [2]any{k, v.Value == "true"})
+		case "!!str":
+			args = append(args, [2]any{k, v.Value})
+		default:
+			b.fail(p+"."+k, "must be a string, an integer or a boolean, got %s", v.Tag)
+		}
+	}
+	return args
+}
+
+// result reads a written-out or generated result text.
+func (b *builder) result(p string, n *yaml.Node) (string, string) {
+	if n.Kind == yaml.ScalarNode {
+		if n.Value == "" {
+			b.fail(p, "must not be empty")
+		}
+		return n.Value, sim.OriginAuthored
+	}
+	if n.Kind != yaml.MappingNode {
+		b.fail(p, "must be a text or a mapping with text, or file (and gen, chars)")
+		return "", ""
+	}
+	var text, file string
+	chars := -1
+	gen := false
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := n.Content[i].Value, n.Content[i+1]
+		switch k {
+		case "text":
+			text = v.Value
+		case "file":
+			file = v.Value
+		case "chars":
+			c, err := strconv.Atoi(v.Value)
+			if err != nil || v.Tag != "!!int" || c <= 0 {
+				b.fail(p+".chars", "must be a positive integer, got %q", v.Value)
+			}
+			chars = c
+		case "gen":
+			gen = true // tools/gentrace's input
+		default:
+			b.fail(p+"."+k, "is not a field of a result (text, file, chars, gen)")
+		}
+	}
+	switch {
+	case (text == "") == (file == ""):
+		b.fail(p, "needs exactly one of text and file")
+		return "", ""
+	case text != "" && gen:
+		b.fail(p+".gen", "is for generated results (file)")
+	}
+	origin := sim.OriginAuthored
+	if file != "" {
+		data, err := b.files.read(file)
+		if err != nil {
+			b.fail(p+".file", "cannot read %s: %v (run `go run ./tools/gentrace` to generate it)", file, err)
+			return "", ""
+		}
+		text = string(data)
+		if gen {
+			origin = sim.OriginGenerated
+		}
+	}
+	if chars >= 0 && runes(text) != chars {
+		b.fail(p+".chars", "says %d characters; the text has %d", chars, runes(text))
+	}
+	return text, origin
+}
+
+func runes(s string) int { return len([]rune(s)) }
+
+// labelOf names a call by its tool and main argument.
+func labelOf(tool string, args [][2]any) string {
+	for _, k := range []string{"path", "command", "pattern", "url", "element", "topic", "company", "query"} {
+		for _, kv := range args {
+			if v, ok := kv[1].(string); ok && kv[0] == k && v != "" {
+				if r := []rune(v); len(r) > 56 {
+					v = string(r[:55]) + "…"
+				}
+				return tool + " " + v
+			}
+		}
+	}
+	return tool
 }

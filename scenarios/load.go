@@ -1,12 +1,12 @@
 package scenarios
 
 import (
-	"errors"
 	"fmt"
 	"io/fs"
 	"path"
 	"slices"
 	"strconv"
+	"strings"
 
 	"ctxsim/sim"
 
@@ -16,8 +16,12 @@ import (
 // Lesson is a loaded lesson: the engine's data plus narration rendered once.
 type Lesson struct {
 	*sim.Lesson
+	// Draw is how the page draws the window: DrawBlocks or DrawPairs.
+	Draw string
 	// Narration maps language to section key to section.
 	Narration map[string]map[string]Section
+	// About lists the about:KEY sections in the order of the English file.
+	About []string
 }
 
 // Section returns the narration section for the first of keys that exists in
@@ -33,13 +37,19 @@ func (l *Lesson) Section(lang string, keys ...string) (Section, bool) {
 	return Section{}, false
 }
 
-// RequiredSections are the lesson-level sections every lesson must have.
-var RequiredSections = []string{"intro"}
+// How the page draws a lesson's window.
+const (
+	DrawBlocks = "blocks" // one block per message
+	DrawPairs  = "pairs"  // a tool call and its result share a row
+)
+
+// RequiredSections are the sections every lesson must have.
+var RequiredSections = []string{"about:intro"}
 
 // Load reads every lesson directory of fsys (a directory holding
 // lesson.yaml), validates it and renders its narration. prefix is prepended
-// to file names in errors (e.g. the -lessons directory). tok counts the text
-// of mechanical excerpts while every preset policy is checked.
+// to file names in errors (e.g. the -lessons directory). tok counts texts
+// while every preset policy is checked.
 func Load(fsys fs.FS, prefix string, tok sim.Tokenizer) ([]*Lesson, error) {
 	dirs, err := fs.Glob(fsys, "*/lesson.yaml")
 	if err != nil {
@@ -48,7 +58,7 @@ func Load(fsys fs.FS, prefix string, tok sim.Tokenizer) ([]*Lesson, error) {
 	md := newMarkdown()
 	var out []*Lesson
 	for _, p := range dirs {
-		l, err := loadOne(fsys, path.Dir(p), prefix, md, tok)
+		l, err := LoadDir(fsys, path.Dir(p), prefix, md, tok)
 		if err != nil {
 			return nil, err
 		}
@@ -58,84 +68,78 @@ func Load(fsys fs.FS, prefix string, tok sim.Tokenizer) ([]*Lesson, error) {
 	return out, nil
 }
 
-func loadOne(fsys fs.FS, dir, prefix string, md goldmark.Markdown, tok sim.Tokenizer) (*Lesson, error) {
-	name := func(f string) string { return path.Join(prefix, dir, f) }
-	data, err := fs.ReadFile(fsys, path.Join(dir, "lesson.yaml"))
+// dirFiles reads the files of one lesson directory.
+type dirFiles struct {
+	fsys        fs.FS
+	dir, prefix string
+}
+
+func (d dirFiles) read(name string) ([]byte, error) {
+	if !fs.ValidPath(name) || strings.Contains(name, "..") {
+		return nil, fmt.Errorf("%q is not a file of the lesson directory", name)
+	}
+	return fs.ReadFile(d.fsys, path.Join(d.dir, name))
+}
+
+func (d dirFiles) name(file string) string { return path.Join(d.prefix, d.dir, file) }
+
+// LoadDir reads one lesson directory of fsys. md may be nil.
+func LoadDir(fsys fs.FS, dir, prefix string, md goldmark.Markdown, tok sim.Tokenizer) (*Lesson, error) {
+	if md == nil {
+		md = newMarkdown()
+	}
+	files := dirFiles{fsys: fsys, dir: dir, prefix: prefix}
+	data, err := files.read("lesson.yaml")
 	if err != nil {
-		return nil, &Error{File: name("lesson.yaml"), Msg: err.Error()}
+		return nil, &Error{File: files.name("lesson.yaml"), Msg: err.Error()}
 	}
 	var raw rawLesson
-	yf, err := decodeYAML(name("lesson.yaml"), data, &raw)
+	yf, err := decodeYAML(files.name("lesson.yaml"), data, &raw)
 	if err != nil {
 		return nil, err
 	}
-	sl, err := buildLesson(yf, &raw)
+	sl, err := buildLesson(yf, &raw, files)
 	if err != nil {
 		return nil, err
 	}
-	if raw.ID != dir {
-		return nil, yf.errorAt("id", fmt.Sprintf("must equal the directory name %q, got %q", dir, raw.ID))
+	if raw.ID != path.Base(dir) {
+		return nil, yf.errorAt("id", fmt.Sprintf("must equal the directory name %q, got %q", path.Base(dir), raw.ID))
 	}
-	if err := loadCards(fsys, dir, name("summaries.yaml"), sl); err != nil {
-		return nil, err
+	l := &Lesson{Lesson: sl, Narration: map[string]map[string]Section{}, Draw: raw.Draw}
+	if l.Draw == "" {
+		l.Draw = DrawBlocks
 	}
-	l := &Lesson{Lesson: sl, Narration: map[string]map[string]Section{}}
+	if l.Draw != DrawBlocks && l.Draw != DrawPairs {
+		return nil, yf.errorAt("draw", fmt.Sprintf("must be %s or %s, got %q", DrawBlocks, DrawPairs, raw.Draw))
+	}
 	for _, lang := range Languages {
 		f := "narration." + lang + ".md"
-		data, err := fs.ReadFile(fsys, path.Join(dir, f))
+		data, err := files.read(f)
 		if err != nil {
-			return nil, &Error{File: name(f), Msg: "cannot read narration: " + err.Error()}
+			return nil, &Error{File: files.name(f), Msg: "cannot read narration: " + err.Error()}
 		}
-		secs, err := parseNarration(name(f), data, md)
+		secs, order, err := parseNarration(files.name(f), data, md)
 		if err != nil {
 			return nil, err
 		}
 		l.Narration[lang] = secs
+		if lang == Languages[0] {
+			for _, k := range order {
+				if strings.HasPrefix(k, "about:") {
+					l.About = append(l.About, k)
+				}
+			}
+		}
 	}
-	if err := checkNarration(l, name, tok); err != nil {
+	if err := checkNarration(l, files.name, tok); err != nil {
 		return nil, err
 	}
 	return l, nil
 }
 
-func loadCards(fsys fs.FS, dir, file string, sl *sim.Lesson) error {
-	data, err := fs.ReadFile(fsys, path.Join(dir, "summaries.yaml"))
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil
-	}
-	if err != nil {
-		return &Error{File: file, Msg: err.Error()}
-	}
-	var raw rawSummaries
-	yf, err := decodeYAML(file, data, &raw)
-	if err != nil {
-		return err
-	}
-	sl.Provenance = raw.Provenance
-	sl.Cards, err = buildCards(yf, &raw, blockIDs(sl))
-	return err
-}
-
-// blockIDs lists every block id the trace can put in the window.
-func blockIDs(l *sim.Lesson) map[string]string {
-	ids := map[string]string{"system": "system"}
-	add := func(ms []sim.Message) {
-		for _, m := range ms {
-			ids[m.ID] = m.ID
-		}
-	}
-	for _, st := range l.Trace {
-		add(st.Messages)
-		if st.Branch != nil {
-			add(st.Branch.Found)
-			add(st.Branch.Missing)
-		}
-	}
-	return ids
-}
-
-// checkNarration runs every preset policy and requires a narration section,
-// in every language, for every frame, plus the lesson-level sections.
+// checkNarration requires the lesson-level sections in every language and
+// the same section keys in every language, and runs every preset policy
+// to require a section for every frame.
 func checkNarration(l *Lesson, name func(string) string, tok sim.Tokenizer) error {
 	for _, lang := range Languages {
 		file := name("narration." + lang + ".md")
@@ -144,16 +148,26 @@ func checkNarration(l *Lesson, name func(string) string, tok sim.Tokenizer) erro
 				return &Error{File: file, Field: k, Msg: "missing required section '@@ " + k + "'"}
 			}
 		}
-		for _, p := range sim.PresetPolicies(l.Lesson) {
-			frames, err := sim.Run(l.Lesson, p, tok)
-			if err != nil {
-				return fmt.Errorf("lesson %s: %w", l.ID, err)
+		for k, s := range l.Narration[Languages[0]] {
+			if _, ok := l.Narration[lang][k]; !ok {
+				return &Error{File: file, Field: k, Msg: fmt.Sprintf("missing section '@@ %s' (%s:%d has it)", k, s.File, s.Line)}
 			}
-			for _, f := range frames {
-				if !hasAny(l.Narration[lang], f.Narration) {
-					return &Error{File: file, Field: f.Narration[len(f.Narration)-1],
-						Msg: "missing section for frame " + strconv.Itoa(f.Step) + " of policy " + fmt.Sprintf("%+v", p) + " (any of " + fmt.Sprint(f.Narration) + ")"}
-				}
+		}
+		for k, s := range l.Narration[lang] {
+			if _, ok := l.Narration[Languages[0]][k]; !ok {
+				return &Error{File: s.File, Line: s.Line, Field: k, Msg: "section has no English counterpart"}
+			}
+		}
+	}
+	for _, p := range l.PresetPolicies() {
+		r, err := sim.Run(l.Lesson, p, tok)
+		if err != nil {
+			return fmt.Errorf("lesson %s: %w", l.ID, err)
+		}
+		for _, f := range r.Frames {
+			if !hasAny(l.Narration[Languages[0]], f.Narration) {
+				return &Error{File: name("narration." + Languages[0] + ".md"), Field: f.Narration[len(f.Narration)-1],
+					Msg: "missing section for frame " + strconv.Itoa(f.Step) + " of policy " + p.String() + " (any of " + strings.Join(f.Narration, ", ") + ")"}
 			}
 		}
 	}

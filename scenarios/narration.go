@@ -3,6 +3,8 @@ package scenarios
 import (
 	"bytes"
 	"fmt"
+	"html"
+	"regexp"
 	"strings"
 
 	"github.com/yuin/goldmark"
@@ -13,12 +15,141 @@ import (
 // Languages every lesson is written in; the first is the fallback.
 var Languages = []string{"en", "ja"}
 
-// Section is one narration section: a one-sentence headline (plain text, may
-// hold {placeholders}) and a body already rendered from Markdown to HTML.
+// Section is one narration section: a one-sentence headline (plain text
+// with {placeholders}) and a body of chunks, each a Markdown block rendered
+// to HTML once at load, shown only where its conditions hold.
+//
+// Keys: a frame's narration key ("fill", "loss-check@missing"); about:KEY
+// for the sections of "About this lesson", in file order (about:intro also
+// introduces the lesson on the index); panel:ID for the prose of a panel.
 type Section struct {
 	Key      string
 	Headline string
-	Body     string // HTML, rendered once at load; raw HTML in the source is dropped
+	Chunks   []Chunk
+	File     string
+	Line     int
+}
+
+// Chunk is a block of a section's body.
+type Chunk struct {
+	Conds []Cond
+	HTML  string // rendered at load; may hold {placeholders}
+	Item  bool   // one item of a list: merged with the items next to it
+	Line  int
+}
+
+// Cond is a condition {?name:arg} (or {?!name:arg}) at the start of a
+// chunk: the chunk is shown only where it holds.
+type Cond struct {
+	Name, Arg string
+	Not       bool
+}
+
+// Resolver gives a frame's values to placeholders and decides conditions.
+type Resolver interface {
+	// Value returns the text of {name} or {name:arg}, false when the frame
+	// has no such value.
+	Value(name, arg string) (string, bool)
+	// Cond decides {?name:arg}; ok is false for an unknown condition.
+	Cond(name, arg string) (holds, ok bool)
+}
+
+// placeholder matches {name} and {name:arg}; a condition is {?name:arg}.
+var (
+	placeholder = regexp.MustCompile(`\{([a-z][a-z0-9-]*)(?::([^{}\s]+))?\}`)
+	condition   = regexp.MustCompile(`^\{\?(!?)([a-z][a-z0-9-]*)(?::([^{}\s]+))?\}\s*`)
+)
+
+// RenderError is a placeholder or condition a frame cannot resolve.
+type RenderError struct {
+	File, What string
+	Line       int
+	Key        string
+}
+
+// Error names the file, line, section and what failed.
+func (e *RenderError) Error() string {
+	return fmt.Sprintf("%s:%d: field %s: %s", e.File, e.Line, e.Key, e.What)
+}
+
+// RenderHeadline fills the headline alone.
+func (s Section) RenderHeadline(r Resolver) (string, error) {
+	return s.fill(s.Headline, s.Line, r, false)
+}
+
+// Render fills the section for one frame: the headline as text, the body
+// as HTML.
+func (s Section) Render(r Resolver) (headline, body string, err error) {
+	headline, err = s.fill(s.Headline, s.Line, r, false)
+	if err != nil {
+		return "", "", err
+	}
+	var out strings.Builder
+	lastItem := false
+	for _, c := range s.Chunks {
+		show, err := s.holds(c, r)
+		if err != nil {
+			return "", "", err
+		}
+		if !show {
+			continue
+		}
+		h, err := s.fill(c.HTML, c.Line, r, true)
+		if err != nil {
+			return "", "", err
+		}
+		if c.Item && lastItem {
+			// Join the items of one list: drop the previous </ul> and this <ul>.
+			cur := strings.TrimSuffix(strings.TrimRight(out.String(), "\n"), "</ul>")
+			out.Reset()
+			out.WriteString(cur)
+			h = strings.TrimPrefix(h, "<ul>\n")
+		}
+		out.WriteString(h)
+		lastItem = c.Item
+	}
+	return headline, out.String(), nil
+}
+
+func (s Section) holds(c Chunk, r Resolver) (bool, error) {
+	for _, cd := range c.Conds {
+		ok, known := r.Cond(cd.Name, cd.Arg)
+		if !known {
+			return false, &RenderError{File: s.File, Line: c.Line, Key: s.Key, What: fmt.Sprintf("unknown condition {?%s}", joinArg(cd.Name, cd.Arg))}
+		}
+		if ok == cd.Not {
+			return false, nil
+		}
+	}
+	return true, nil
+}
+
+func (s Section) fill(text string, line int, r Resolver, escape bool) (string, error) {
+	var err error
+	// {{x}} is literal text (a template variable in the lesson's prose).
+	text = strings.NewReplacer("{{", "\x00", "}}", "\x01").Replace(text)
+	out := placeholder.ReplaceAllStringFunc(text, func(m string) string {
+		sm := placeholder.FindStringSubmatch(m)
+		v, ok := r.Value(sm[1], sm[2])
+		if !ok {
+			if err == nil {
+				err = &RenderError{File: s.File, Line: line, Key: s.Key, What: fmt.Sprintf("placeholder %s has no value in this frame", m)}
+			}
+			return m
+		}
+		if escape {
+			return html.EscapeString(v)
+		}
+		return v
+	})
+	return strings.NewReplacer("\x00", "{{", "\x01", "}}").Replace(out), err
+}
+
+func joinArg(name, arg string) string {
+	if arg == "" {
+		return name
+	}
+	return name + ":" + arg
 }
 
 // newMarkdown returns the one goldmark instance used for lesson text. It keeps
@@ -35,13 +166,15 @@ func newMarkdown() goldmark.Markdown {
 //	@@ key
 //	# Headline
 //	Markdown body...
-func parseNarration(name string, data []byte, md goldmark.Markdown) (map[string]Section, error) {
+func parseNarration(name string, data []byte, md goldmark.Markdown) (map[string]Section, []string, error) {
 	out := map[string]Section{}
+	var order []string
 	lines := strings.Split(string(data), "\n")
 	type open struct {
 		key, headline string
 		line          int
 		body          []string
+		bodyLine      int
 	}
 	var cur *open
 	finish := func() error {
@@ -51,25 +184,29 @@ func parseNarration(name string, data []byte, md goldmark.Markdown) (map[string]
 		if cur.headline == "" {
 			return &Error{File: name, Line: cur.line, Field: cur.key, Msg: "section has no '# headline' line"}
 		}
-		var buf bytes.Buffer
-		if err := md.Convert([]byte(strings.Join(cur.body, "\n")), &buf); err != nil {
-			return &Error{File: name, Line: cur.line, Field: cur.key, Msg: fmt.Sprintf("markdown: %v", err)}
+		if m := condition.FindString(cur.headline); m != "" {
+			return &Error{File: name, Line: cur.line, Field: cur.key, Msg: "a headline has no conditions: give the variant its own section key"}
 		}
-		out[cur.key] = Section{Key: cur.key, Headline: cur.headline, Body: buf.String()}
+		chunks, err := chunksOf(name, cur.key, cur.body, cur.bodyLine, md)
+		if err != nil {
+			return err
+		}
+		out[cur.key] = Section{Key: cur.key, Headline: cur.headline, Chunks: chunks, File: name, Line: cur.line}
+		order = append(order, cur.key)
 		return nil
 	}
 	for i, line := range lines {
 		n := i + 1
 		if key, ok := strings.CutPrefix(line, "@@ "); ok {
 			if err := finish(); err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 			key = strings.TrimSpace(key)
 			if key == "" {
-				return nil, &Error{File: name, Line: n, Msg: "'@@' needs a section key"}
+				return nil, nil, &Error{File: name, Line: n, Msg: "'@@' needs a section key"}
 			}
 			if _, dup := out[key]; dup {
-				return nil, &Error{File: name, Line: n, Field: key, Msg: "section key appears twice"}
+				return nil, nil, &Error{File: name, Line: n, Field: key, Msg: "section key appears twice"}
 			}
 			cur = &open{key: key, line: n}
 			continue
@@ -77,21 +214,135 @@ func parseNarration(name string, data []byte, md goldmark.Markdown) (map[string]
 		switch {
 		case cur == nil:
 			if strings.TrimSpace(line) != "" && !strings.HasPrefix(strings.TrimSpace(line), "<!--") {
-				return nil, &Error{File: name, Line: n, Msg: "text before the first '@@ key' line"}
+				return nil, nil, &Error{File: name, Line: n, Msg: "text before the first '@@ key' line"}
 			}
 		case cur.headline == "" && strings.TrimSpace(line) == "":
 		case cur.headline == "":
 			h, ok := strings.CutPrefix(line, "# ")
 			if !ok || strings.TrimSpace(h) == "" {
-				return nil, &Error{File: name, Line: n, Field: cur.key, Msg: "the first line of a section must be '# headline'"}
+				return nil, nil, &Error{File: name, Line: n, Field: cur.key, Msg: "the first line of a section must be '# headline'"}
 			}
 			cur.headline = strings.TrimSpace(h)
+			cur.bodyLine = n + 1
 		default:
 			cur.body = append(cur.body, line)
 		}
 	}
 	if err := finish(); err != nil {
+		return nil, nil, err
+	}
+	return out, order, nil
+}
+
+// chunksOf splits a body into Markdown blocks (at blank lines, outside
+// fenced code), reads each block's conditions and renders it. A list whose
+// items carry conditions is split into items.
+func chunksOf(file, key string, body []string, first int, md goldmark.Markdown) ([]Chunk, error) {
+	var out []Chunk
+	var block []string
+	start, fence := first, false
+	flush := func() error {
+		defer func() { block = nil }()
+		if len(block) == 0 {
+			return nil
+		}
+		if items, ok := listItems(block); ok && anyCond(items) {
+			for _, it := range items {
+				c, err := chunkOf(file, key, it.lines, start+it.at, md, true)
+				if err != nil {
+					return err
+				}
+				out = append(out, c)
+			}
+			return nil
+		}
+		c, err := chunkOf(file, key, block, start, md, false)
+		if err != nil {
+			return err
+		}
+		out = append(out, c)
+		return nil
+	}
+	for i, line := range body {
+		if strings.HasPrefix(strings.TrimSpace(line), "```") {
+			fence = !fence
+		}
+		if !fence && strings.TrimSpace(line) == "" {
+			if err := flush(); err != nil {
+				return nil, err
+			}
+			start = first + i + 1
+			continue
+		}
+		if len(block) == 0 {
+			start = first + i
+		}
+		block = append(block, line)
+	}
+	if err := flush(); err != nil {
 		return nil, err
 	}
 	return out, nil
+}
+
+type listItem struct {
+	lines []string
+	at    int // line offset in the block
+}
+
+var bullet = regexp.MustCompile(`^[-*] `)
+
+// listItems splits a bulleted list block into items.
+func listItems(block []string) ([]listItem, bool) {
+	if !bullet.MatchString(block[0]) {
+		return nil, false
+	}
+	var items []listItem
+	for i, l := range block {
+		if bullet.MatchString(l) {
+			items = append(items, listItem{at: i})
+		}
+		items[len(items)-1].lines = append(items[len(items)-1].lines, l)
+	}
+	return items, true
+}
+
+func anyCond(items []listItem) bool {
+	for _, it := range items {
+		if condition.MatchString(bullet.ReplaceAllString(it.lines[0], "")) {
+			return true
+		}
+	}
+	return false
+}
+
+// chunkOf reads one block's conditions (at its start, or after an item's
+// bullet) and renders the rest.
+func chunkOf(file, key string, lines []string, line int, md goldmark.Markdown, item bool) (Chunk, error) {
+	c := Chunk{Item: item, Line: line}
+	first := lines[0]
+	prefix := ""
+	if item {
+		prefix = bullet.FindString(first)
+		first = strings.TrimPrefix(first, prefix)
+	}
+	for {
+		m := condition.FindStringSubmatch(first)
+		if m == nil {
+			break
+		}
+		c.Conds = append(c.Conds, Cond{Not: m[1] == "!", Name: m[2], Arg: m[3]})
+		first = first[len(m[0]):]
+	}
+	src := append([]string{prefix + first}, lines[1:]...)
+	text := strings.Join(src, "\n")
+	if strings.Contains(text, "{?") {
+		return c, &Error{File: file, Line: line, Field: key, Msg: "a condition {?…} must open a paragraph or a list item"}
+	}
+	var buf bytes.Buffer
+	if err := md.Convert([]byte(text), &buf); err != nil {
+		return c, &Error{File: file, Line: line, Field: key, Msg: fmt.Sprintf("markdown: %v", err)}
+	}
+	c.HTML = buf.String()
+	return c, nil
 }

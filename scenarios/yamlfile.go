@@ -126,3 +126,22 @@ func splitPath(path string) []string {
 	path = strings.NewReplacer("[", ".", "]", "").Replace(path)
 	return strings.Split(path, ".")
 }
+
+// keys lists the keys of the mapping at path, in file order.
+func (f *yamlFile) keys(path string) []string {
+	n := f.root
+	for _, part := range splitPath(path) {
+		_, next := child(n, part)
+		if next == nil {
+			return nil
+		}
+		n = next
+	}
+	var out []string
+	if n.Kind == yaml.MappingNode {
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			out = append(out, n.Content[i].Value)
+		}
+	}
+	return out
+}

@@ -4,7 +4,11 @@ package sim
 type FrameKind string
 
 // Frame kinds. A trace step gives a FrameStep; a compaction adds four frames
-// (crossed, selected, summary, replaced); a refused request adds FrameOverflow.
+// (crossed, selected, summary, replaced); a request above the window adds
+// FrameOverflow; the tiered compressor's first pass is shown on its own
+// (FramePass); a request the provider refuses for another reason is
+// FrameRefused; FrameDecision is the model call where the arms of an
+// experiment differ.
 const (
 	FrameStep     FrameKind = "step"
 	FrameCrossed  FrameKind = "crossed"
@@ -12,10 +16,31 @@ const (
 	FrameSummary  FrameKind = "summary"
 	FrameReplaced FrameKind = "replaced"
 	FrameOverflow FrameKind = "overflow"
+	FramePass     FrameKind = "pass"
+	FrameRefused  FrameKind = "refused"
+	FrameDecision FrameKind = "decision"
 )
 
 // ErrContextLengthExceeded is the provider error of a request above the window.
 const ErrContextLengthExceeded = "context_length_exceeded"
+
+// Replay is a lesson replayed under one policy.
+type Replay struct {
+	Frames []Frame
+	// Fields are run-level figures for the frames API, in order
+	// (threshold_tokens, a cost model, ...).
+	Fields []Field
+	// Panels are shown beside every frame (rules in force, a cost model).
+	Panels []Panel
+	// Figures are run-level figures narration may use on any frame.
+	Figures []Figure
+}
+
+// Field is a named run-level value of the frames API.
+type Field struct {
+	Name  string
+	Value any // encodes as JSON; a []Field is an object with its fields in order
+}
 
 // Frame is the state of the simulated harness after one visible step.
 type Frame struct {
@@ -25,26 +50,42 @@ type Frame struct {
 	// Narration holds the narration keys for this frame, most specific first
 	// ("loss-check@missing", "loss-check").
 	Narration []string
-	Blocks    []Block // the window, in request order
-	Total     int     // tokens in the window (the refused request, on overflow)
-	Error     string  // ErrContextLengthExceeded when a call was refused
+	Blocks    []Block // the request, in order
+	Total     int     // tokens in the request (the refused request, when refused)
+	Error     string  // the provider's error when the request was refused
 	// Pending is the summarizer's output shown beside the window before it
-	// replaces the selected range (FrameSummary only).
-	Pending        *Block
-	MemoryEnabled  bool
-	MemoryFile     []string // lines of MEMORY.md on disk
-	MemoryInjected []string // lines of the copy injected at session start
-	MemoryNew      []string // lines on disk that the injected copy lacks
-	Session        int      // 1-based session number; 0 before the first
-	Events         []Event
-	Compaction     *Compaction // set on the four frames of a compaction
-	Decisive       bool        // a frame a presenter should stop on
-	Cache          *Cache      // prompt-cache reuse of this request (status engine)
-	Counters       *Counters   // running counters (tiered engine)
+	// replaces the selected range.
+	Pending  *Block
+	Session  int // 1-based session number
+	Events   []Event
+	Decisive bool // a frame a presenter should stop on
+
+	Cache    *Cache    // prompt-cache reuse of this request (lessons with a prompt cache)
+	Memory   *Memory   // the memory file and its injected copy (lessons with memory)
+	Figures  []Figure  // named figures for narration and captions, in order
+	Counters []Counter // running counters of the mechanisms, in order
+	Panels   []Panel   // panels of this frame, beside the run's panels
+	Legend   string    // catalog key of a one-line legend under the meter ("" for none)
+	Line     *Line     // a line across the window (a threshold), in tokens
+	// Alert is set when the window state deserves a warning colour (above a
+	// threshold or a pressure line) short of a refusal.
+	Alert bool
 }
 
-// FrameDecision is the model call where the arms of an experiment differ.
-const FrameDecision FrameKind = "decision"
+// Line is a horizontal line drawn across the window at a token position.
+type Line struct {
+	Tokens int
+	Key    string // catalog key of its label
+}
+
+// Memory is the memory file on disk and the copy injected at session start.
+type Memory struct {
+	Enabled  bool
+	Path     string
+	File     []string // lines of the file on disk
+	Injected []string // lines of the copy injected at session start; nil when none
+	New      []string // lines on disk that the injected copy lacks
+}
 
 // Cache compares a request with what the provider has cached from the
 // previous one: the reused prefix and the recomputed suffix.
@@ -53,7 +94,7 @@ type Cache struct {
 	RecomputedTokens  int
 	ReusedBlocks      int
 	FirstChanged      string // id of the first block not reused; "" when all reused
-	Reason            string // CacheCold, CacheAppend, CacheStatusReplaced, CacheSystemChanged
+	Reason            string // one of the Cache* reasons
 	InvalidatedTokens int    // cached tokens recomputed because an earlier block changed
 	OldStatusTokens   int    // tokens of earlier status blocks still in the request
 }
@@ -67,65 +108,138 @@ const (
 	CacheRewritten      = "rewritten"       // an earlier message was rewritten (compaction)
 )
 
-// Counters are the running totals of the tiered engine.
-type Counters struct {
-	TokensSaved        int
-	CompressionCalls   int
-	Rereads            int
-	RoundTrips         int
-	CacheInvalidations map[int]int // by tier
+// Unit says how a figure is written.
+type Unit string
+
+// Units of figures.
+const (
+	UnitTokens  Unit = "tokens"
+	UnitCount   Unit = "count"
+	UnitPercent Unit = "percent"
+	UnitChars   Unit = "chars"
+	UnitText    Unit = "text"   // Text holds the value
+	UnitBlock   Unit = "block"  // Ref names a block; written as its label
+	UnitRatio   Unit = "ratio"  // Value is thousandths, written with two decimals
+	UnitRounded Unit = "number" // a measured figure rounded to an integer
+	UnitTenths  Unit = "tenths" // Value is tenths, written with one decimal
+	UnitKey     Unit = "key"    // Text["en"] is a catalog key: the page's word for it
+)
+
+// Figure is a named value of a frame: narration and captions refer to it
+// by name ({total}, {before}).
+type Figure struct {
+	Name  string
+	Value int
+	Unit  Unit
+	Text  Text   // UnitText
+	Ref   string // UnitBlock: a block id
 }
 
-// Block is one message of the window as drawn.
+// Counter is a running total of a mechanism. By, when set, splits it
+// (cache invalidations by tier) and is written under ByName.
+type Counter struct {
+	Name   string
+	Value  int
+	ByName string
+	By     map[string]int
+}
+
+// Panel is a card beside the window: neutral data whose words come from
+// the page's catalog (panel.<ID>.<row key>) and whose prose comes from the
+// lesson's narration (Section).
+type Panel struct {
+	ID      string
+	Tone    string // info, warn, ok
+	Rows    []Row
+	Section string // a narration section rendered as the panel's body
+	Notes   []Msg  // catalog messages under the rows
+}
+
+// Row is one line of a panel: a catalog key and its figures. Value is
+// written through the catalog key <panel>.<key>.value when it exists, else
+// as the figures joined; Note through <panel>.<key>.note.
+type Row struct {
+	Key    string
+	Values []Figure
+	Note   *Msg
+	Emph   bool
+}
+
+// Msg is a catalog key with named figures to fill it.
+type Msg struct {
+	Key  string
+	Args []Figure
+}
+
+// Block is one message of the request as drawn.
 type Block struct {
 	ID       string
 	Role     Role
 	Kind     Kind
 	Label    Text
+	LabelKey string // catalog key that names the block; {0} is Label or the tool
 	Tokens   int
 	Content  string
-	New      bool       // not in the previous frame's window
-	Selected bool       // inside the compaction range being shown
-	Summary  *SummaryOf // set on summary blocks
+	Origin   Msg  // where its text comes from (catalog key origin.<Key>)
+	New      bool // not in the previous frame's request
+	Selected bool // inside the compaction range being shown
+	Touched  bool // rewritten in place before this frame's request (a compressor's pass)
+	// Spotlight asks the page to show the block's text beside the window
+	// (a new summary, a pending one).
+	Spotlight bool
+	Summary   *SummaryOf // set on summary blocks
 
-	Tool         string // tool name, on tool calls and results
-	ToolUseID    string // pairs a tool call with its result
-	Chars        int    // characters of the content (tiered engine)
-	Tier         int    // 0 untouched, else the tier it was classified in
-	Distance     int    // tool results after this one
-	Floor        bool   // a floor tool: never below Tier 2
-	Cached       bool   // inside the reused prefix of the prompt cache
-	FirstChanged bool   // the first block the cache cannot reuse
+	Tool      string // tool name, on tool calls and results
+	ToolUseID string // pairs a tool call with its result
+	Args      string // a tool call's arguments
+
+	Attrs        []Attr  // figures the frames API carries on the block (chars, tier, distance)
+	Badges       []Badge // small labels the page draws on the block
+	Cached       bool    // inside the reused prefix of the prompt cache
+	FirstChanged bool    // the first block the cache cannot reuse
+
+	tier int // the tier a compressor classified it in (0: untouched)
+}
+
+// Attr is a named integer the frames API carries on a block.
+type Attr struct {
+	Name  string
+	Value int
+}
+
+// Attr returns the block's attribute name and whether it has one.
+func (b *Block) Attr(name string) (int, bool) {
+	for _, a := range b.Attrs {
+		if a.Name == name {
+			return a.Value, true
+		}
+	}
+	return 0, false
+}
+
+// Badge is a catalog key (badge.<Key>) with figures, and a tone (info,
+// warn, ok, muted) that picks its colour. Minor badges are left out where
+// a block is too thin to carry more than one.
+type Badge struct {
+	Key   string
+	Args  []Figure
+	Tone  string
+	Minor bool
 }
 
 // SummaryOf says where a summary block's text came from.
 type SummaryOf struct {
 	Card       string   // card id; empty for a mechanical excerpt
-	Recording  int      // 1-based recording number; 0 for a mechanical excerpt
-	Mechanical bool     // no recording exists for this range
+	Version    int      // 1-based version of the card's text; 0 for a mechanical excerpt
+	Versions   int      // how many versions the card has
+	Recorded   bool     // a model's recorded output, not text written for the lesson
+	Mechanical bool     // no card covers this range: a mechanical excerpt
 	Covers     []string // ids of the blocks it replaced
 	Provenance Text
 }
 
-// Compaction describes the compaction a frame belongs to.
-type Compaction struct {
-	Number       int // 1 for the first compaction of the run
-	Before       int // tokens before
-	After        int // tokens after (known from the replaced frame on)
-	Threshold    int // threshold in tokens
-	Count        int // blocks in the range
-	RangeTokens  int
-	Summary      int  // summary tokens
-	Resummarize  bool // the range holds an earlier summary
-	StillAbove   bool // after > threshold: the heavy tail
-	Mechanical   bool // no recording for this range
-	Emergency    bool // forced by the window after the breaker stopped routine compaction
-	RangeIDs     []string
-	SummaryBlock string
-}
-
 // Event is something that happened in a frame, for the frames API and the
-// "what changed" line.
+// "what changed" list.
 type Event struct {
 	Type   string `json:"type"`
 	Tokens int    `json:"tokens,omitempty"`
@@ -136,6 +250,8 @@ type Event struct {
 	Block  string `json:"block,omitempty"`
 	Tier   int    `json:"tier,omitempty"`
 	Index  *int   `json:"index,omitempty"`
+	// Variant picks the catalog sentence of the event (event.<type>.<variant>).
+	Variant string `json:"-"`
 }
 
 // Event types.
@@ -159,4 +275,50 @@ const (
 	EventToolCall          = "tool_call"
 	EventDecision          = "decision"
 	EventCacheCompaction   = "cache_compaction"
+	EventPressure          = "pressure"      // the request crossed the pressure line: the compressor starts
+	EventSemanticCall      = "semantic_call" // a model call to summarize a result (Reason ok or failed)
+	EventReread            = "reread"        // the agent re-ran a read (one extra round trip)
+	EventRefused           = "refused"       // the provider refused the request (Reason: its error)
 )
+
+// Figure returns the frame's figure name and whether it has one.
+func (f *Frame) Figure(name string) (Figure, bool) {
+	for _, g := range f.Figures {
+		if g.Name == name {
+			return g, true
+		}
+	}
+	return Figure{}, false
+}
+
+// Block returns the frame's block id and whether the request holds it.
+func (f *Frame) Block(id string) (*Block, bool) {
+	for i := range f.Blocks {
+		if f.Blocks[i].ID == id {
+			return &f.Blocks[i], true
+		}
+	}
+	if f.Pending != nil && f.Pending.ID == id {
+		return f.Pending, true
+	}
+	return nil, false
+}
+
+// Counter returns the frame's counter name.
+func (f *Frame) Counter(name string) (Counter, bool) {
+	for _, c := range f.Counters {
+		if c.Name == name {
+			return c, true
+		}
+	}
+	return Counter{}, false
+}
+
+// tokens is a figure in tokens.
+func tokens(name string, v int) Figure { return Figure{Name: name, Value: v, Unit: UnitTokens} }
+
+// count is a figure that counts things.
+func count(name string, v int) Figure { return Figure{Name: name, Value: v, Unit: UnitCount} }
+
+// blockRef is a figure naming a block.
+func blockRef(name, id string) Figure { return Figure{Name: name, Unit: UnitBlock, Ref: id} }

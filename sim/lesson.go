@@ -41,7 +41,7 @@ const (
 	KindText       Kind = "text"        // a plain user or assistant message
 	KindToolCall   Kind = "tool_call"   // an assistant message that calls a tool
 	KindToolResult Kind = "tool_result" // what a tool returned
-	KindSummary    Kind = "summary"     // a compaction summary (recorded or mechanical)
+	KindSummary    Kind = "summary"     // a summary (a card's text, a mechanical excerpt, a Tier 2 summary)
 	KindStatus     Kind = "status"      // a status bar injected by the harness (role user)
 	KindExcerpt    Kind = "excerpt"     // a tool result cut to head + tail
 	KindStub       Kind = "stub"        // a tool result replaced by its metadata
@@ -59,34 +59,23 @@ const (
 	StepBranch       StepType = "branch"
 )
 
-// Lesson is a validated lesson: the trace the engine replays plus the figures
-// and recordings it needs. Loaders build it; the engine never changes it.
+// Lesson is a validated lesson: the mechanisms its harness runs and the
+// trace the harness replays. Loaders build it; the engine never changes it.
 type Lesson struct {
-	ID               string
-	Engine           string // EngineContext, EngineStatus or EngineTiered
-	Order            int
-	Title            Text
-	Source           Text
-	Window           int   // tokens the model accepts in one request
-	ThresholdPercent int   // default compaction threshold, percent of Window
-	Thresholds       []int // threshold presets offered to students
-	TailMessages     int   // recent messages compaction keeps verbatim
-	System           Message
-	Memory           MemorySeed
-	Facts            []Fact
-	Trace            []Step
-	Cards            []Card
-	Provenance       Text // default provenance of recordings
+	ID     string
+	Order  int
+	Title  Text
+	Source Text
+	Window int // tokens the model accepts in one request
+	// Counted lessons size every block by the o200k_base count of its text;
+	// the others give each message's size in the trace (a recorded size).
+	Counted    bool
+	Mechanisms []Mechanism // in narration precedence: the first one's variant of a section wins
+	System     Message     // the system prompt, block id "system"
+	Trace      []Step
+	Facts      []Fact
 
-	Status *StatusTrace // the status engine's trajectory
-	Tiered *TieredTrace // the tiered engine's trajectory
-}
-
-// MemorySeed is the MEMORY.md file as it is before the first session.
-type MemorySeed struct {
-	Path   string
-	Lines  []string
-	Tokens int // trace size of the file's injected copy
+	params []Param // every mechanism's parameters, in URL order
 }
 
 // Fact is something a question in the trace looks for in the window.
@@ -104,6 +93,13 @@ type Step struct {
 	Line     string    // StepRemember: the line written to the memory file
 	Tokens   int       // StepRemember: what the line adds to the next injected copy
 	Branch   *Branch   // StepBranch
+	Time     string    // trace timestamp of the step's model calls ("2025-09-14 10:30:45")
+	// ShowRequest makes the step's frame the request of its model call, as
+	// sent, before the model's output is added (one frame per call).
+	ShowRequest bool
+	// Decision ends the step with a model call whose output is not
+	// simulated: the call where the arms of an experiment differ.
+	Decision bool
 }
 
 // Branch is a step whose messages depend on whether a fact is in the window
@@ -116,14 +112,47 @@ type Branch struct {
 
 // Message is one message of the trace.
 type Message struct {
-	ID      string
-	Role    Role
-	Kind    Kind
-	Label   Text
-	Tokens  int // trace size: a fixed value from the recorded trace
-	Content string
-	Answer  *Answer // when set, Content is chosen by a fact lookup
+	ID       string
+	Role     Role
+	Kind     Kind
+	Label    Text
+	LabelKey string // a catalog key naming the block when Label is empty ({0} is the tool)
+	Tokens   int    // trace size; 0 in a counted lesson
+	Content  string
+	Answer   *Answer // when set, Content is chosen by a fact lookup
+	Origin   string  // where the text comes from: OriginAuthored or OriginGenerated
+
+	// Tool calls and results.
+	Tool      string  // the tool's name, on a call and its result
+	ToolUseID string  // pairs a call with its result (its own id when the trace gives none)
+	Args      string  // a call's JSON arguments, as sent
+	Op        *FileOp // a result the workspace produces at replay time
+	// Summary is the text a summarizer returns for this result when a
+	// compressor asks for one ("" when none exists).
+	Summary string
 }
+
+// Where a text comes from.
+const (
+	OriginAuthored  = "authored"  // written for the lesson
+	OriginGenerated = "generated" // generated for the lesson by a tool in the repository
+)
+
+// FileOp is a file operation of a tool call: the workspace applies it when
+// the call is replayed, so its result is the file as it is then.
+type FileOp struct {
+	Op   string // read, write, edit
+	Path string
+	Old  string // edit
+	New  string // edit
+}
+
+// File operations.
+const (
+	OpRead  = "read"
+	OpWrite = "write"
+	OpEdit  = "edit"
+)
 
 // Answer makes a model message's text depend on whether a fact is in the
 // window when the model is called.
@@ -133,25 +162,27 @@ type Answer struct {
 	Missing string
 }
 
-// Card is a compaction summary card: the recorded (or authored) outputs of the
-// summarizer for one exact compaction range.
-type Card struct {
-	ID         string
-	Covers     []string // ids of the blocks in the range, in order
-	Tokens     int      // trace size (display budget) of the summary
-	Recordings []Recording
+// Params returns the lesson's policy parameters in URL order.
+func (l *Lesson) Params() []Param { return l.params }
+
+// Mechanism returns the lesson's mechanism called name.
+func (l *Lesson) Mechanism(name string) (Mechanism, bool) {
+	for _, m := range l.Mechanisms {
+		if m.Name() == name {
+			return m, true
+		}
+	}
+	return nil, false
 }
 
-// Recording is one summarizer output with where it came from.
-type Recording struct {
-	Content    string
-	Provenance Text
-}
-
-// Recordings is how many recordings every card holds (the policy picks one).
-const Recordings = 5
-
-// ThresholdTokens is the compaction threshold in tokens for percent.
-func (l *Lesson) ThresholdTokens(percent int) int {
-	return l.Window * percent / 100
+// Sessions counts the session_start steps of the trace (a trace without
+// any is one session).
+func (l *Lesson) Sessions() int {
+	n := 0
+	for _, st := range l.Trace {
+		if st.Type == StepSessionStart {
+			n++
+		}
+	}
+	return max(n, 1)
 }

@@ -2,288 +2,256 @@ package sim
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 )
 
-// StatusTrace is the status engine's trajectory: a tool-using agent whose
-// every model call is one frame. Sizes are not given: they are the token
-// counts of the texts, so the engine counts them.
-type StatusTrace struct {
-	System     string
-	Constraint Constraint
-	Todo       string // the TODO item the status bar reports
-	Steps      []StatusStep
-}
-
-// Constraint is the rule the status bar checks: at most Max calls of Tool
-// per value of its Key argument ("company").
+// Constraint is a rule a status bar checks: at most Max calls of Tool per
+// value of its Key argument ("company").
 type Constraint struct {
 	Tool string
 	Key  string
 	Max  int
 }
 
-// StatusStep is one model call and what the model did in it.
-type StatusStep struct {
-	ID       string    // narration key
-	Time     string    // trace timestamp of the call, "2025-09-14 10:30:45"
-	User     string    // a user message that arrives before the call
-	UserID   string    // its block id
-	Call     *ToolCall // the tool call the model made, with its result
-	Decision bool      // the call where the arms differ: no model output is simulated
+// StatusBar is the status_bar mechanism: before each model call, code
+// derives a status from the trajectory so far and injects it as a
+// user-role message at the tail, either replacing the previous one or
+// appending to the old ones. The model trusts it almost blindly, so code,
+// not the model, computes every figure.
+type StatusBar struct {
+	Constraint Constraint
+	Todo       string // the TODO item the bar reports
 }
 
-// ToolCall is a tool call (an assistant message) and its result.
-type ToolCall struct {
-	ID     string // tool_use id pairing call and result
-	Tool   string
-	Args   string // JSON arguments as sent
-	Key    string // the constraint key's value in Args ("Xfinity"), "" if none
-	Result string
+// Name is "status_bar".
+func (StatusBar) Name() string { return "status_bar" }
+
+// Params is status off/replace/append.
+func (StatusBar) Params() []Param {
+	return []Param{{Name: "status", Choices: []string{"off", "replace", "append"}, Default: "off"}}
 }
 
-// runStatus replays the trajectory: before each model call it derives the
-// status from the trajectory so far and injects it per the policy.
-func runStatus(l *Lesson, p Policy, tok Tokenizer) []Frame {
-	st := l.Status
-	r := &statusRun{l: l, p: p, tok: tok, calls: map[string]int{}, byKey: map[string]int{}}
-	task := r.block("user-task", RoleUser, KindText, st.Steps[0].User)
-	task.Label = Text{"en": "task", "ja": "依頼"}
-	r.msgs = []Block{task}
-	for i, step := range st.Steps {
-		if i > 0 && step.User != "" {
-			u := r.block(step.UserID, RoleUser, KindText, step.User)
-			u.Label = Text{"en": "user message", "ja": "ユーザーの発言"}
-			r.msgs = append(r.msgs, u)
-			r.events = append(r.events, Event{Type: EventMessage, Block: step.UserID})
-		}
-		r.call(i, step)
-	}
-	return r.frames
+func (s StatusBar) start(h *harness) hooks {
+	return &statusRun{cfg: s, mode: h.p.Get("status"), tally: newTally(s.Constraint)}
 }
 
 type statusRun struct {
-	l      *Lesson
-	p      Policy
-	tok    Tokenizer
-	msgs   []Block // conversation after the system prompt, statuses included
-	calls  map[string]int
-	byKey  map[string]int
-	order  []string // tools in first-call order
-	keys   []string // constraint key values in first-call order
-	cached []Block  // what the provider holds after the previous call
-	frames []Frame
-	events []Event
+	base
+	cfg   StatusBar
+	mode  string
+	tally *tally
+	calls int
 }
 
-func (r *statusRun) block(id string, role Role, kind Kind, text string) Block {
-	text = strings.TrimRight(text, "\n")
-	return Block{ID: id, Role: role, Kind: kind, Content: text, Tokens: r.tok.Count(text)}
-}
-
-// call is one model call: inject the status, send the request (a frame),
-// then append what the model did.
-func (r *statusRun) call(i int, step StatusStep) {
-	if r.p.Status != "" && r.p.Status != "off" {
-		if r.p.Status == "replace" {
-			r.msgs = slices.DeleteFunc(r.msgs, func(b Block) bool {
-				if b.Kind == KindStatus {
-					r.events = append(r.events, Event{Type: EventStatusRemoved, Block: b.ID})
-					return true
-				}
-				return false
-			})
-		}
-		s := r.block(fmt.Sprintf("status-%d", i+1), RoleUser, KindStatus, r.statusText(step))
-		s.Label = Text{"en": "<agent_status>", "ja": "<agent_status>"}
-		r.msgs = append(r.msgs, s)
-		r.events = append(r.events, Event{Type: EventStatusInjected, Block: s.ID, Tokens: s.Tokens})
-	}
-	req := append([]Block{r.system(step)}, r.msgs...)
-	cache := compareCache(r.cached, req, len(r.frames) == 0)
-	for j := range req {
-		req[j].Cached = j < cache.ReusedBlocks
-		req[j].FirstChanged = req[j].ID == cache.FirstChanged
-	}
-	kind := FrameStep
-	if step.Decision {
-		kind = FrameDecision
-		r.events = append(r.events, Event{Type: EventDecision})
-	}
-	r.emit(step, kind, req, cache)
-	if step.Call == nil {
-		r.cached = slices.Clone(req)
+// beforeCall removes the old status (replace) and adds the new one.
+func (r *statusRun) beforeCall(h *harness) {
+	r.calls++
+	if r.mode == "off" {
 		return
 	}
-	a, t := r.toolBlocks(step.Call)
-	// The provider keeps the request and the tokens it generated.
-	r.cached = append(slices.Clone(req), a)
-	r.msgs = append(r.msgs, a, t)
-	r.events = append(r.events, Event{Type: EventToolCall, Block: a.ID, Tokens: a.Tokens + t.Tokens})
+	if r.mode == "replace" {
+		h.msgs = slices.DeleteFunc(h.msgs, func(b Block) bool {
+			if b.Kind == KindStatus {
+				h.event(Event{Type: EventStatusRemoved, Block: b.ID})
+				return true
+			}
+			return false
+		})
+	}
+	b := h.textBlock(fmt.Sprintf("status-%d", r.calls), RoleUser, KindStatus, r.text(h.cur.Time))
+	b.LabelKey = "block.status"
+	h.msgs = append(h.msgs, b)
+	h.event(Event{Type: EventStatusInjected, Block: b.ID, Tokens: b.Tokens})
 }
 
-func (r *statusRun) system(step StatusStep) Block {
-	text := r.l.Status.System
-	if r.p.Clock {
-		text += "\nCurrent time: " + step.Time
-	}
-	b := r.block("system", RoleSystem, KindPrompt, text)
-	b.Label = Text{"en": "system prompt", "ja": "システムプロンプト"}
-	if r.p.Clock {
-		b.Label = Text{"en": "system prompt + clock", "ja": "システムプロンプト＋時刻"}
-	}
-	return b
-}
+// result counts the tool calls the bar reports.
+func (r *statusRun) result(h *harness, b *Block, _ *Message) { r.tally.add(b, h.callOf(b)) }
 
-func (r *statusRun) toolBlocks(c *ToolCall) (Block, Block) {
-	r.calls[c.Tool]++
-	if r.calls[c.Tool] == 1 {
-		r.order = append(r.order, c.Tool)
-	}
-	con := r.l.Status.Constraint
-	if c.Tool == con.Tool && c.Key != "" {
-		r.byKey[c.Key]++
-		if r.byKey[c.Key] == 1 {
-			r.keys = append(r.keys, c.Key)
-		}
-	}
-	a := r.block("call-"+c.ID, RoleAssistant, KindToolCall, fmt.Sprintf("%s(%s)", c.Tool, c.Args))
-	a.Tool, a.ToolUseID = c.Tool, c.ID
-	name := c.Tool
-	if c.Key != "" {
-		name += " " + c.Key
-	}
-	a.Label = Text{"en": name, "ja": name}
-	result := c.Result
-	if r.p.Counter {
-		result += "\n" + r.counterLine(c)
-	}
-	t := r.block("result-"+c.ID, RoleTool, KindToolResult, result)
-	t.Tool, t.ToolUseID = c.Tool, c.ID
-	t.Label = Text{"en": c.Tool + " result", "ja": c.Tool + " の結果"}
-	return a, t
-}
-
-// counterLine is the repeat count written into a tool result (counter=on).
-func (r *statusRun) counterLine(c *ToolCall) string {
-	con := r.l.Status.Constraint
-	if c.Tool == con.Tool && c.Key != "" {
-		n := r.byKey[c.Key]
-		return fmt.Sprintf("[Tool call #%d for '%s': the %s call to %s]", r.calls[c.Tool], c.Tool, Ordinal(n), c.Key)
-	}
-	return fmt.Sprintf("[Tool call #%d for '%s']", r.calls[c.Tool], c.Tool)
-}
-
-// statusText derives the status bar from the trajectory so far. The model
-// trusts it almost blindly, so code, not the model, computes every figure.
-func (r *statusRun) statusText(step StatusStep) string {
-	con := r.l.Status.Constraint
+// text derives the status from the trajectory so far.
+func (r *statusRun) text(time string) string {
+	t, con := r.tally, r.cfg.Constraint
 	var b strings.Builder
 	b.WriteString("<agent_status>\nCurrent state:\n")
-	if len(r.order) == 0 {
+	if len(t.order) == 0 {
 		b.WriteString("- Tool call summary: no tools called yet\n")
 	}
-	for _, tool := range r.order {
-		fmt.Fprintf(&b, "- Tool call summary: '%s' has been invoked %d times", tool, r.calls[tool])
-		if tool == con.Tool && len(r.keys) > 0 {
+	for _, tool := range t.order {
+		fmt.Fprintf(&b, "- Tool call summary: '%s' has been invoked %d times", tool, t.calls[tool])
+		if tool == con.Tool && len(t.keys) > 0 {
 			var parts []string
-			for _, k := range r.keys {
-				parts = append(parts, fmt.Sprintf("%s: %d times", k, r.byKey[k]))
+			for _, k := range t.keys {
+				parts = append(parts, fmt.Sprintf("%s: %d times", k, t.byKey[k]))
 			}
 			fmt.Fprintf(&b, " (%s)", strings.Join(parts, ", "))
 		}
 		b.WriteString("\n")
 	}
-	for _, k := range r.keys {
-		if n := r.byKey[k]; n >= con.Max {
+	for _, k := range t.keys {
+		if n := t.byKey[k]; n >= con.Max {
 			fmt.Fprintf(&b, "- Constraint check: Maximum calls to %s reached (%d/%d)\n", k, n, con.Max)
 		} else {
 			fmt.Fprintf(&b, "- Constraint check: %d of %d calls to %s used\n", n, con.Max, k)
 		}
 	}
-	fmt.Fprintf(&b, "- Current time: %s\n", step.Time)
-	if t := r.l.Status.Todo; t != "" {
-		fmt.Fprintf(&b, "- TODO: [1] %s (in_progress)\n", t)
+	fmt.Fprintf(&b, "- Current time: %s\n", time)
+	if r.cfg.Todo != "" {
+		fmt.Fprintf(&b, "- TODO: [1] %s (in_progress)\n", r.cfg.Todo)
 	}
 	b.WriteString("</agent_status>")
 	return b.String()
 }
 
-func (r *statusRun) emit(step StatusStep, kind FrameKind, req []Block, cache Cache) {
-	keys := []string{}
-	if r.p.Clock {
-		keys = append(keys, step.ID+"@clock")
+// frame tags every frame with the mode, badges status blocks as written by
+// code and pairs tool calls with their results.
+func (r *statusRun) frame(h *harness, f *Frame, fc frameCtx) {
+	if r.mode != "off" {
+		*fc.tags = append(*fc.tags, r.mode)
 	}
-	if r.p.Status != "" && r.p.Status != "off" {
-		keys = append(keys, step.ID+"@"+r.p.Status)
-	}
-	if r.p.Counter {
-		keys = append(keys, step.ID+"@counter")
-	}
-	keys = append(keys, step.ID)
-	var prev map[string]bool
-	if n := len(r.frames); n > 0 {
-		prev = map[string]bool{}
-		for _, b := range r.frames[n-1].Blocks {
-			prev[b.ID] = true
+	statuses, stokens := 0, 0
+	for _, b := range f.Blocks {
+		if b.Kind == KindStatus {
+			statuses++
+			stokens += b.Tokens
 		}
 	}
-	total := 0
-	for j := range req {
-		total += req[j].Tokens
-		req[j].New = prev == nil || !prev[req[j].ID]
+	most := 0
+	for _, k := range r.tally.keys {
+		most = max(most, r.tally.byKey[k])
 	}
-	c := cache
-	r.frames = append(r.frames, Frame{
-		Step: len(r.frames) + 1, Kind: kind, TraceStep: step.ID, Narration: keys,
-		Blocks: req, Total: total, Session: 1, Events: r.events, Cache: &c, Decisive: kind == FrameDecision,
-	})
-	r.events = nil
+	f.Figures = append(f.Figures, count("statuses", statuses), tokens("status-tokens", stokens),
+		count("limit-calls", most), count("limit", r.cfg.Constraint.Max), count("calls", r.calls))
+	if statuses > 0 {
+		f.Figures = append(f.Figures, tokens("status-size", f.Blocks[len(f.Blocks)-1].Tokens))
+	}
+	for i := range f.Blocks {
+		b := &f.Blocks[i]
+		switch {
+		case b.Kind == KindStatus:
+			b.Badges = append(b.Badges, Badge{Key: "by-code", Tone: "warn"})
+		case b.ToolUseID != "":
+			b.Badges = append(b.Badges, Badge{Key: "pair", Args: []Figure{{Name: "id", Unit: UnitText, Text: Text{"en": shortID(b.ToolUseID)}}}, Tone: "info"})
+		}
+	}
 }
 
-// compareCache finds the longest prefix of req that the provider cached
-// from the previous call (same block, same text) and what that leaves to
-// recompute.
-func compareCache(cached, req []Block, first bool) Cache {
-	var c Cache
-	n := 0
-	for n < len(req) && n < len(cached) && req[n].ID == cached[n].ID && req[n].Content == cached[n].Content {
-		c.ReusedTokens += req[n].Tokens
-		n++
+// finish adds the replace-versus-append cost model, priced at the lesson's
+// cached-input ratio.
+func (r *statusRun) finish(h *harness, rp *Replay) {
+	if _, ok := h.l.Param("alpha"); !ok {
+		return
 	}
-	c.ReusedBlocks = n
-	inCache := map[string]string{}
-	for _, b := range cached[n:] {
-		inCache[b.ID] = b.Content
+	cm := statusCostModel(h.l, h.p, h.tok)
+	rp.Fields = append(rp.Fields,
+		Field{Name: "cost_model", Value: []Field{{"S", round2(cm.S)}, {"R", round2(cm.R)}, {"N", cm.N}, {"alpha", cm.Alpha},
+			{"c_replace", round2(cm.CReplace)}, {"c_append", round2(cm.CAppend)}}},
+		Field{Name: "measured", Value: []Field{{"c_replace", round2(cm.MeasuredReplace)}, {"c_append", round2(cm.MeasuredAppend)}}})
+	rp.Panels = append(rp.Panels, cm.panel(h.p.On("clock")))
+	num := func(name string, v float64) Figure { return Figure{Name: name, Value: int(math.Round(v)), Unit: UnitRounded} }
+	rp.Figures = append(rp.Figures, num("cost-s", cm.S), num("cost-r", cm.R), count("cost-n", cm.N),
+		Figure{Name: "cost-alpha", Value: int(math.Round(cm.Alpha * 1000)), Unit: UnitRatio},
+		num("cost-replace", cm.CReplace), num("cost-append", cm.CAppend),
+		num("measured-replace", cm.MeasuredReplace), num("measured-append", cm.MeasuredAppend))
+	if cm.AppendWins {
+		rp.Figures = append(rp.Figures, count("formula-append-wins", 1))
 	}
-	for _, b := range req[n:] {
-		c.RecomputedTokens += b.Tokens
-		if text, ok := inCache[b.ID]; ok && text == b.Content {
-			c.InvalidatedTokens += b.Tokens
+	if cm.MeasuredAppendOK {
+		rp.Figures = append(rp.Figures, count("measured-append-wins", 1))
+	}
+}
+
+// shortID shortens a tool_use id for a badge: "01" for toolu_01.
+func shortID(id string) string {
+	if i := strings.LastIndexAny(id, "_-"); i >= 0 && i+1 < len(id) {
+		return id[i+1:]
+	}
+	return id
+}
+
+// tally counts tool calls by tool and by the constraint's key.
+type tally struct {
+	con   Constraint
+	calls map[string]int
+	byKey map[string]int
+	order []string // tools in first-call order
+	keys  []string // key values in first-call order
+}
+
+func newTally(con Constraint) *tally {
+	return &tally{con: con, calls: map[string]int{}, byKey: map[string]int{}}
+}
+
+// add counts the call of result b; it returns the key value ("" if none).
+func (t *tally) add(b, call *Block) string {
+	t.calls[b.Tool]++
+	if t.calls[b.Tool] == 1 {
+		t.order = append(t.order, b.Tool)
+	}
+	key := ""
+	if b.Tool == t.con.Tool && call != nil {
+		key = argValue(call.Args, t.con.Key)
+	}
+	if key != "" {
+		t.byKey[key]++
+		if t.byKey[key] == 1 {
+			t.keys = append(t.keys, key)
 		}
 	}
-	for _, b := range req[:max(len(req)-1, 0)] {
-		if b.Kind == KindStatus {
-			c.OldStatusTokens += b.Tokens
-		}
+	return key
+}
+
+// argValue reads a string argument from compact JSON arguments.
+func argValue(args, key string) string {
+	_, rest, ok := strings.Cut(args, `"`+key+`":"`)
+	if !ok {
+		return ""
 	}
-	if n < len(req) {
-		c.FirstChanged = req[n].ID
+	v, _, _ := strings.Cut(rest, `"`)
+	return v
+}
+
+// ToolCounter is the counter mechanism: code writes the repeat count into
+// each tool result ("[Tool call #3 for 'phone_call': the 3rd call to
+// Xfinity]").
+type ToolCounter struct {
+	Constraint Constraint
+}
+
+// Name is "counter".
+func (ToolCounter) Name() string { return "counter" }
+
+// Params is counter on/off.
+func (ToolCounter) Params() []Param { return []Param{onOff("counter", "off")} }
+
+func (c ToolCounter) start(h *harness) hooks {
+	return &counterRun{on: h.p.On("counter"), tally: newTally(c.Constraint)}
+}
+
+type counterRun struct {
+	base
+	on    bool
+	tally *tally
+}
+
+// result appends the repeat count to the tool's result.
+func (r *counterRun) result(h *harness, b *Block, _ *Message) {
+	key := r.tally.add(b, h.callOf(b))
+	if !r.on {
+		return
 	}
-	switch {
-	case first:
-		c.Reason = CacheCold
-	case n == 0 && len(req) > 0 && req[0].ID == "system":
-		c.Reason = CacheSystemChanged
-	case n < len(cached) && cached[n].Kind == KindStatus:
-		c.Reason = CacheStatusReplaced
-	case n < len(cached):
-		c.Reason = CacheRewritten
-	default:
-		c.Reason = CacheAppend
+	line := fmt.Sprintf("[Tool call #%d for '%s']", r.tally.calls[b.Tool], b.Tool)
+	if key != "" {
+		line = fmt.Sprintf("[Tool call #%d for '%s': the %s call to %s]", r.tally.calls[b.Tool], b.Tool, Ordinal(r.tally.byKey[key]), key)
 	}
-	return c
+	b.Content += "\n" + line
+	b.Tokens = h.count(b.Content)
+}
+
+func (r *counterRun) frame(_ *harness, _ *Frame, fc frameCtx) {
+	if r.on {
+		*fc.tags = append(*fc.tags, "counter")
+	}
 }
 
 // Ordinal spells 1 as "1st", 2 as "2nd", 3 as "3rd", 4 as "4th" and so on.
@@ -302,9 +270,45 @@ func Ordinal(n int) string {
 	return fmt.Sprintf("%d%s", n, suffix)
 }
 
-// CostModel is the replace-versus-append estimate from the source, with the
-// same costs measured from the simulated frames of this trajectory.
-type CostModel struct {
+// Clock is the clock mechanism, the anti-pattern: "Current time: …" at the
+// end of the system prompt, the time of each model call.
+type Clock struct{}
+
+// Name is "clock".
+func (Clock) Name() string { return "clock" }
+
+// Params is clock on/off.
+func (Clock) Params() []Param { return []Param{onOff("clock", "off")} }
+
+func (Clock) start(h *harness) hooks { return &clockRun{on: h.p.On("clock")} }
+
+type clockRun struct {
+	base
+	on bool
+}
+
+// beforeCall writes the call's time into the system prompt.
+func (r *clockRun) beforeCall(h *harness) {
+	if !r.on || h.system == nil {
+		return
+	}
+	b := h.blockOf(h.l.System)
+	b.ID, b.Role, b.Kind = "system", RoleSystem, KindPrompt
+	b.Content += "\n\nCurrent time: " + h.cur.Time
+	b.Tokens = h.count(b.Content)
+	b.LabelKey = "block.system-clock"
+	h.system = &b
+}
+
+func (r *clockRun) frame(_ *harness, _ *Frame, fc frameCtx) {
+	if r.on {
+		*fc.tags = append(*fc.tags, "clock")
+	}
+}
+
+// costModel is the replace-versus-append estimate from the source, with
+// the same costs measured from the simulated frames of this trajectory.
+type costModel struct {
 	S, R             float64 // mean status tokens; mean tokens appended between updates
 	N                int     // status updates (model calls with a status)
 	Alpha            float64 // cached-input price ratio
@@ -312,19 +316,21 @@ type CostModel struct {
 	CAppend          float64 // αSN(N-1)/2
 	MeasuredReplace  float64 // Σ (1-α) × cached tokens recomputed, from the replace run
 	MeasuredAppend   float64 // Σ α × earlier status tokens in each request, from the append run
+	Left, Right      float64 // αSN/2 and (1-α)R
 	AppendWins       bool    // αSN/2 < (1-α)R
 	MeasuredAppendOK bool    // measured append < measured replace
 }
 
-// StatusCostModel runs l under replace and append (counter and clock as in
-// p) and returns the formula and the measured costs, in tokens of normal
-// input price.
-func StatusCostModel(l *Lesson, p Policy, tok Tokenizer) CostModel {
-	alpha := float64(p.AlphaPercent) / 100
-	rp, ap := p, p
-	rp.Status, ap.Status = "replace", "append"
-	repl, app := runStatus(l, rp, tok), runStatus(l, ap, tok)
-	m := CostModel{Alpha: alpha}
+// statusCostModel runs l under replace and append (counter as in p, the
+// clock off: with a clock in the system prompt both recompute everything,
+// a cost common to both) and prices them at p's alpha.
+func statusCostModel(l *Lesson, p Policy, tok Tokenizer) costModel {
+	alpha := float64(p.Int("alpha")) / 100
+	rp, _ := l.With(p, "status", "replace")
+	rp, _ = l.With(rp, "clock", "off")
+	ap, _ := l.With(rp, "status", "append")
+	repl, app := replayFrames(l, rp, tok), replayFrames(l, ap, tok)
+	m := costModel{Alpha: alpha}
 	var sTotal, rTotal float64
 	for i, f := range app {
 		for _, b := range f.Blocks {
@@ -353,10 +359,14 @@ func StatusCostModel(l *Lesson, p Policy, tok Tokenizer) CostModel {
 	n := float64(m.N)
 	m.CReplace = (n - 1) * (1 - alpha) * m.R
 	m.CAppend = alpha * m.S * n * (n - 1) / 2
-	m.AppendWins = alpha*m.S*n/2 < (1-alpha)*m.R
+	m.Left, m.Right = alpha*m.S*n/2, (1-alpha)*m.R
+	m.AppendWins = m.Left < m.Right
 	m.MeasuredAppendOK = m.MeasuredAppend < m.MeasuredReplace
 	return m
 }
+
+// replayFrames runs a policy built from another valid one; it cannot fail.
+func replayFrames(l *Lesson, p Policy, tok Tokenizer) []Frame { return replay(l, p, tok).frames }
 
 func conversationTokens(bs []Block) int {
 	n := 0
@@ -367,3 +377,43 @@ func conversationTokens(bs []Block) int {
 	}
 	return n
 }
+
+// panel is the cost model as a panel. The comparison sign is the one that
+// holds.
+func (m costModel) panel(clock bool) Panel {
+	num := func(name string, v float64) Figure { return Figure{Name: name, Value: int(math.Round(v)), Unit: UnitRounded} }
+	left, right := num("left", m.Left), num("right", m.Right)
+	if left.Value == right.Value && m.Left != m.Right {
+		// Equal when rounded, not equal: one decimal shows which is larger.
+		left = Figure{Name: "left", Value: int(math.Round(m.Left * 10)), Unit: UnitTenths}
+		right = Figure{Name: "right", Value: int(math.Round(m.Right * 10)), Unit: UnitTenths}
+	}
+	sign := "="
+	switch {
+	case left.Value < right.Value:
+		sign = "<"
+	case left.Value > right.Value:
+		sign = ">"
+	}
+	formula, measured := "replace", "replace"
+	if m.AppendWins {
+		formula = "append"
+	}
+	if m.MeasuredAppendOK {
+		measured = "append"
+	}
+	p := Panel{ID: "cost", Tone: "warn", Section: "panel:cost", Rows: []Row{
+		{Key: "inputs", Values: []Figure{num("S", m.S), num("R", m.R), count("N", m.N), {Name: "alpha", Value: int(math.Round(m.Alpha * 1000)), Unit: UnitRatio}}},
+		{Key: "replace", Values: []Figure{num("c", m.CReplace)}, Note: &Msg{Key: "cost.measured", Args: []Figure{num("m", m.MeasuredReplace)}}},
+		{Key: "append", Values: []Figure{num("c", m.CAppend)}, Note: &Msg{Key: "cost.measured", Args: []Figure{num("m", m.MeasuredAppend)}}},
+		{Key: "rule", Values: []Figure{left, {Name: "sign", Unit: UnitText, Text: Text{"en": sign}}, right},
+			Note: &Msg{Key: "cost.verdict." + formula + "." + measured}, Emph: true},
+	}}
+	if clock {
+		p.Notes = append(p.Notes, Msg{Key: "cost.clock"})
+	}
+	p.Notes = append(p.Notes, Msg{Key: "cost.note"})
+	return p
+}
+
+func round2(v float64) float64 { return math.Round(v*100) / 100 }

@@ -2,23 +2,21 @@ package sim
 
 import (
 	"fmt"
-	"maps"
 	"slices"
+	"strconv"
 	"strings"
-	"unicode/utf8"
 )
 
-// TieredTrace is the tiered engine's trajectory: a tool-using agent whose
-// old tool results a compressor rewrites by their distance from the tail.
-// Every text is given in full (the loader generates or reads it), and sizes
-// are the token counts of the texts, so the engine counts them.
-type TieredTrace struct {
-	System   string
-	Task     string
-	Pressure int // tokens: the first request above it starts the compressor
+// Tiered is the tiered compressor: it starts before the first model call
+// whose request is above the pressure line and from then on runs before
+// every model call. Each pass classifies the tool results it has not
+// touched before by their distance from the tail (the number of tool
+// results after them), once: Tier 3 stays untouched, Tier 2 becomes a
+// summary or a head + tail excerpt, Tier 1 becomes a metadata stub.
+type Tiered struct {
+	Pressure int // tokens
 	Rules    TierRules
-	Steps    []TieredStep
-	// SummaryProvenance says where the semantic summaries' texts come from.
+	// SummaryProvenance says where the Tier 2 summaries' texts come from.
 	SummaryProvenance Text
 }
 
@@ -57,264 +55,147 @@ func (r TierRules) Summarizable(tool string) bool {
 	return !r.IsFloorTool(tool) && !slices.Contains(r.SkipTools, tool)
 }
 
-// TieredStep is one frame of the trajectory: the tool calls the agent makes
-// in it (none for the opening and closing frames).
-type TieredStep struct {
-	ID    string // narration key and trace step id
-	Calls []TieredCall
-}
+// Name is "tiered".
+func (Tiered) Name() string { return "tiered" }
 
-// TieredCall is one model call answered with a tool call, and its result.
-type TieredCall struct {
-	ID      string // tool_use id pairing the call with its result
-	Tool    string
-	Args    string // JSON arguments as sent
-	Label   string // short label: tool and its main argument
-	Result  string
-	Summary string // the semantic summary a Tier 2 model call returns ("" when none may be made)
-	Reads   string // for a file read: the path it returns
-	// Needs is a file this call works on. When the latest read of it in the
-	// window is a metadata stub, the agent re-reads it first: Reread is what
-	// the read returns then (the file as edited so far), RereadArgs its
-	// arguments.
-	Needs      string
-	Reread     string
-	RereadArgs string
-}
-
-// Frame kinds and events of the tiered engine.
-const (
-	FrameTierPass FrameKind = "pass"    // the compressor's first pass, shown on its own
-	FrameRefused  FrameKind = "refused" // the provider refused the request (broken pairs)
-
-	EventPressure     = "pressure"      // the request crossed the pressure line: the compressor starts
-	EventSemanticCall = "semantic_call" // a model call to summarize a result (Reason ok or failed)
-	EventReread       = "reread"        // the agent re-ran a read (one extra round trip)
-	EventRefused      = "refused"       // the provider refused the request (Reason: its error)
-)
-
-// ErrToolUseWithoutResult is the provider error of a request where a tool
-// call is not followed by its result; the message index is filled in.
-const ErrToolUseWithoutResult = "invalid_request_error: messages.%d: `tool_use` ids were found without `tool_result` blocks immediately after: %s. Each `tool_use` block must have a corresponding `tool_result` block in the next message."
-
-// runTiered replays the trajectory. The compressor starts before the first
-// model call whose request is above the pressure line and, from then on,
-// runs before every model call. Each pass classifies the results it has
-// not touched before by their distance from the tail, once.
-func runTiered(l *Lesson, p Policy, tok Tokenizer) []Frame {
-	tr := l.Tiered
-	r := &tieredRun{p: p, tok: tok, tr: tr, rules: tr.Rules, reads: map[string]string{}, callArgs: map[string]string{},
-		counters: Counters{CacheInvalidations: map[int]int{}}}
-	sys := r.block("system", RoleSystem, KindPrompt, tr.System)
-	sys.Label = Text{"en": "system prompt", "ja": "システムプロンプト"}
-	task := r.block("task", RoleUser, KindText, tr.Task)
-	task.Label = Text{"en": "task", "ja": "依頼"}
-	r.blocks = []Block{sys, task}
-	for _, st := range tr.Steps {
-		r.step, r.added, r.stepTags = st.ID, 0, nil
-		for _, c := range st.Calls {
-			if !r.call(c) {
-				return r.frames
-			}
-		}
-		if len(st.Calls) == 0 || r.added > 0 {
-			stale := r.staleRead
-			f := r.emit(FrameStep, r.keysFor(st.ID, r.stepTags))
-			f.Decisive = stale // a pass stripped a file read: the agent will have to read it again
-		}
+// Params are the strategy (tiered, or age: the naive baseline), the floor,
+// a working or broken summarizer, and what the semantic budget counts.
+func (Tiered) Params() []Param {
+	return []Param{
+		{Name: "strategy", Choices: []string{"tiered", "age"}, Default: "tiered"},
+		onOff("floor", "on"),
+		{Name: "summarizer", Choices: []string{"ok", "broken"}, Default: "ok"},
+		{Name: "budget", Choices: []string{"attempts", "successes"}, Default: "attempts"},
 	}
-	return r.frames
+}
+
+func (t Tiered) start(h *harness) hooks {
+	h.declare("tokens_saved", "compression_calls", "rereads", "round_trips")
+	h.declareBy("cache_invalidations", "cache_invalidations_by_tier")
+	return &tieredRun{cfg: t, rules: t.Rules, age: h.p.Get("strategy") == "age", floor: h.p.On("floor"),
+		summarizerOK: h.p.Get("summarizer") == "ok", successes: h.p.Get("budget") == "successes", pairsBroken: h.pairsBroken()}
 }
 
 type tieredRun struct {
-	p     Policy
-	tok   Tokenizer
-	tr    *TieredTrace
-	rules TierRules
+	base
+	cfg          Tiered
+	rules        TierRules
+	age          bool
+	floor        bool
+	summarizerOK bool
+	successes    bool
+	pairsBroken  bool
 
-	blocks   []Block           // the request: system, task, then calls and results
-	reads    map[string]string // result block id -> path, for file reads
-	callArgs map[string]string // tool_use_id -> arguments: what a stub is written from
-	latched  bool              // the compressor has started
-	counters Counters
-	cached   []Block // what the provider holds: the last request and its output
-	prevIDs  map[string]bool
-	frames   []Frame
-	events   []Event
-
-	step      string   // current trajectory step
-	added     int      // calls added since the last frame
-	stepTags  []string // narration variants of the current step ("after-reread")
-	staleRead bool     // a pass since the last frame stubbed a file read
+	latched   bool // the compressor has started
+	staleRead bool // a pass since the last frame stubbed a file read
+	reads     map[string]bool
 }
 
-func (r *tieredRun) block(id string, role Role, kind Kind, text string) Block {
-	return Block{ID: id, Role: role, Kind: kind, Content: text, Tokens: r.tok.Count(text), Chars: utf8.RuneCountInString(text)}
+// result remembers which results are file reads (a stub of one is stale).
+func (r *tieredRun) result(_ *harness, b *Block, m *Message) {
+	if m.Op != nil && m.Op.Op == OpRead {
+		if r.reads == nil {
+			r.reads = map[string]bool{}
+		}
+		r.reads[b.ID] = true
+	}
 }
 
-// call is one model call of the agent, answered with c. When c works on a
-// file whose latest read is now a stub, the model cannot go on: it re-reads
-// the file first, an extra round trip.
-func (r *tieredRun) call(c TieredCall) bool {
-	if !r.send() {
-		return false
-	}
-	if c.Needs != "" && r.readIsStub(c.Needs) {
-		r.counters.Rereads++
-		r.counters.RoundTrips++
-		n := r.counters.Rereads
-		rc := TieredCall{ID: fmt.Sprintf("toolu_rr%d", n), Tool: "file_read", Args: c.RereadArgs,
-			Label: "file_read " + c.Needs, Result: c.Reread, Reads: c.Needs}
-		_, res := r.appendPair(rc, Text{"en": rc.Label + " (re-read)", "ja": rc.Label + "（再読込）"})
-		r.event(Event{Type: EventReread, Block: res.ID, Tokens: res.Tokens})
-		r.afterResult()
-		var tags []string
-		if n >= 2 {
-			tags = append(tags, "cycle")
-		}
-		// A re-read is an agent step like any other (kind step), told
-		// apart by its reread event and narration key.
-		f := r.emit(FrameStep, r.keysFor("reread", tags))
-		f.Decisive = true
-		r.stepTags = append(r.stepTags, "after-reread")
-		if !r.send() {
-			return false
-		}
-	}
-	r.appendPair(c, nil)
-	r.afterResult()
-	return true
-}
-
-// send sends the request. The provider refuses it when a tool call is not
-// followed by its result; the run cannot go on.
-func (r *tieredRun) send() bool {
-	for i, b := range r.blocks {
-		if b.Kind != KindToolCall {
-			continue
-		}
-		if i+1 < len(r.blocks) && r.blocks[i+1].Role == RoleTool && r.blocks[i+1].ToolUseID == b.ToolUseID {
-			continue
-		}
-		idx := i - 1 // messages.N: the system prompt is not a message
-		msg := fmt.Sprintf(ErrToolUseWithoutResult, idx, b.ToolUseID)
-		r.counters.RoundTrips++
-		r.event(Event{Type: EventRefused, Reason: msg, Index: &idx, Block: b.ID})
-		f := r.emit(FrameRefused, r.keysFor("refused", nil))
-		f.Error, f.Decisive = msg, true
-		f.Cache = nil // refused before anything was computed: no cache reading
-		return false
-	}
-	return true
-}
-
-// appendPair adds the model's tool call and the tool's result.
-func (r *tieredRun) appendPair(c TieredCall, label Text) (Block, Block) {
-	if label == nil {
-		label = Text{"en": c.Label, "ja": c.Label}
-	}
-	req := slices.Clone(r.blocks)
-	a := r.block("call-"+c.ID, RoleAssistant, KindToolCall, fmt.Sprintf("%s(%s)", c.Tool, c.Args))
-	a.Tool, a.ToolUseID, a.Label = c.Tool, c.ID, label
-	t := r.block("result-"+c.ID, RoleTool, KindToolResult, c.Result)
-	t.Tool, t.ToolUseID, t.Label = c.Tool, c.ID, label
-	r.cached = append(req, a) // the provider keeps the request and what it generated
-	r.blocks = append(r.blocks, a, t)
-	r.callArgs[c.ID] = c.Args
-	if c.Reads != "" {
-		r.reads[t.ID] = c.Reads
-	}
-	r.added++
-	r.event(Event{Type: EventToolCall, Block: a.ID, Tokens: a.Tokens + t.Tokens})
-	return a, t
-}
-
-// afterResult runs before the next model call: the compressor starts at the
-// first request above the pressure line, then passes before every call.
-func (r *tieredRun) afterResult() {
-	if !r.latched {
-		if r.total() <= r.tr.Pressure {
-			return
-		}
-		r.latched = true
-		r.event(Event{Type: EventPressure, Tokens: r.total()})
-		f := r.emit(FrameStep, r.keysFor(r.step, r.stepTags))
-		f.Decisive = true
-		r.pass()
-		f = r.emit(FrameTierPass, r.keysFor("pass-1", nil))
-		f.Decisive = true
+// afterResult starts the compressor at the first request above the
+// pressure line, then passes before every call.
+func (r *tieredRun) afterResult(h *harness) {
+	if r.latched {
+		r.pass(h)
 		return
 	}
-	r.pass()
+	if h.total() <= r.cfg.Pressure {
+		return
+	}
+	r.latched = true
+	h.event(Event{Type: EventPressure, Tokens: h.total()})
+	n := len(h.frames)
+	h.showPart()
+	if len(h.frames) > n {
+		h.frames[n].Decisive = true
+	}
+	r.pass(h)
+	f := h.emit(FramePass, "pass-1", frameCtx{})
+	f.Decisive = true
 }
 
 // pass is one compression pass over the results not touched before.
-func (r *tieredRun) pass() {
-	total := 0
-	for _, b := range r.blocks {
+func (r *tieredRun) pass(h *harness) {
+	results := 0
+	for _, b := range h.msgs {
 		if b.Role == RoleTool {
-			total++
+			results++
 		}
 	}
-	seen, removed, tries, wins := 0, 0, 0, 0
-	out := make([]Block, 0, len(r.blocks))
-	for i, b := range r.blocks {
+	seen, removed := 0, 0
+	budget := budget{}
+	out := make([]Block, 0, len(h.msgs))
+	for i, b := range h.msgs {
 		if b.Role != RoleTool {
 			out = append(out, b)
 			continue
 		}
-		d := total - 1 - seen
+		d := results - 1 - seen
 		seen++
-		idx := i - 1 - removed // messages.N of this message in the request after the pass
-		if d < r.rules.KeepRecent || b.Tier != 0 {
+		idx := i - removed // messages.N after this pass: the header holds no messages
+		if d < r.rules.KeepRecent || b.tier != 0 {
 			out = append(out, b) // Tier 3, or classified before: its bytes never change again
 			continue
 		}
-		floor := r.p.Floor && r.rules.IsFloorTool(b.Tool)
-		if r.p.Strategy == "age" || (d >= r.rules.Tier1Distance && !floor) {
-			if r.p.Pairs == "broken" {
+		floor := r.floor && r.rules.IsFloorTool(b.Tool)
+		if r.age || (d >= r.rules.Tier1Distance && !floor) {
+			if r.pairsBroken {
 				// The bug: the result is deleted while its call stays.
 				removed++
-				r.counters.TokensSaved += b.Tokens
-				r.counters.CacheInvalidations[1]++
-				r.event(Event{Type: EventCacheCompaction, Tier: 1, Index: &idx, Block: b.ID, Tokens: b.Tokens, Reason: "dropped"})
+				h.bump("tokens_saved", b.Tokens)
+				h.bumpBy("cache_invalidations", "1", 1)
+				h.event(Event{Type: EventCacheCompaction, Tier: 1, Index: &idx, Block: b.ID, Tokens: b.Tokens, Reason: "dropped"})
 				continue
 			}
-			r.rewrite(&b, r.stub(b), KindStub, 1, idx)
-			if r.reads[b.ID] != "" {
+			r.rewrite(h, &b, r.stub(h, b), KindStub, 1, idx)
+			b.Origin = Msg{Key: "stub", Args: []Figure{count("args", r.rules.ArgsChars)}}
+			if r.reads[b.ID] {
 				r.staleRead = true
 			}
 			out = append(out, b)
 			continue
 		}
-		r.tier2(&b, idx, &tries, &wins)
+		r.tier2(h, &b, idx, &budget)
 		out = append(out, b)
 	}
-	r.blocks = out
+	h.msgs = out
 }
+
+// budget counts a pass's semantic compressions.
+type budget struct{ tries, wins int }
 
 // tier2 compresses one result to Tier 2: a model summary when it is large
 // and the budget allows, else head + tail.
-func (r *tieredRun) tier2(b *Block, idx int, tries, wins *int) {
-	chars := utf8.RuneCountInString(b.Content)
+func (r *tieredRun) tier2(h *harness, b *Block, idx int, bg *budget) {
+	chars := runeCount(b.Content)
 	if chars > r.rules.SemanticMinChars && r.rules.Summarizable(b.Tool) {
-		budget := *tries
-		if r.p.Budget == "successes" {
-			budget = *wins
+		spent := bg.tries
+		if r.successes {
+			spent = bg.wins
 		}
-		if budget < r.rules.MaxSemanticPerPass {
-			*tries++
-			r.counters.CompressionCalls++
-			summary := r.summaryOf(b.ToolUseID)
-			if r.p.Summarizer == "ok" && summary != "" {
-				*wins++
-				r.event(Event{Type: EventSemanticCall, Tier: 2, Block: b.ID, Reason: "ok"})
-				r.rewrite(b, summary, KindSummary, 2, idx)
-				b.Summary = &SummaryOf{Covers: []string{b.ID}, Provenance: r.tr.SummaryProvenance}
+		if spent < r.rules.MaxSemanticPerPass {
+			bg.tries++
+			h.bump("compression_calls", 1)
+			summary := r.summaryOf(h, b.ToolUseID)
+			if r.summarizerOK && summary != "" {
+				bg.wins++
+				h.event(Event{Type: EventSemanticCall, Tier: 2, Block: b.ID, Reason: "ok"})
+				r.rewrite(h, b, summary, KindSummary, 2, idx)
+				b.Summary = &SummaryOf{Covers: []string{b.ID}, Provenance: r.cfg.SummaryProvenance}
+				b.Origin = Msg{}
 				return
 			}
-			r.event(Event{Type: EventSemanticCall, Tier: 2, Block: b.ID, Reason: "failed"})
-			if r.p.Budget == "successes" {
+			h.event(Event{Type: EventSemanticCall, Tier: 2, Block: b.ID, Reason: "failed"})
+			if r.successes {
 				// The budget never sees a failure: the result stays as it
 				// is, untouched, and the next pass calls the model again.
 				return
@@ -322,17 +203,20 @@ func (r *tieredRun) tier2(b *Block, idx int, tries, wins *int) {
 		}
 	}
 	if chars <= r.rules.ExcerptChars {
-		b.Tier = 2 // classified; nothing to cut, so no bytes change
+		b.tier = 2 // classified; nothing to cut, so no bytes change
 		return
 	}
-	r.rewrite(b, HeadTail(b.Content, r.rules.ExcerptChars, r.rules.HeadPercent), KindExcerpt, 2, idx)
+	r.rewrite(h, b, HeadTail(b.Content, r.rules.ExcerptChars, r.rules.HeadPercent), KindExcerpt, 2, idx)
+	b.Origin = Msg{Key: "excerpt", Args: []Figure{count("chars", r.rules.ExcerptChars),
+		percent("head", r.rules.HeadPercent), percent("tail", 100-r.rules.HeadPercent)}}
 }
 
-func (r *tieredRun) summaryOf(toolUseID string) string {
-	for _, st := range r.tr.Steps {
-		for _, c := range st.Calls {
-			if c.ID == toolUseID {
-				return c.Summary
+// summaryOf is the summary the trace gives for a result.
+func (r *tieredRun) summaryOf(h *harness, toolUseID string) string {
+	for _, st := range h.l.Trace {
+		for _, m := range st.Messages {
+			if m.Role == RoleTool && m.ToolUseID == toolUseID {
+				return m.Summary
 			}
 		}
 	}
@@ -341,20 +225,26 @@ func (r *tieredRun) summaryOf(toolUseID string) string {
 
 // rewrite replaces a result's content in place: the prompt cache is
 // invalidated from that message on, so every rewrite is an event.
-func (r *tieredRun) rewrite(b *Block, content string, kind Kind, tier, idx int) {
+func (r *tieredRun) rewrite(h *harness, b *Block, content string, kind Kind, tier, idx int) {
 	before := b.Tokens
-	b.Content, b.Kind, b.Tier = content, kind, tier
-	b.Tokens, b.Chars = r.tok.Count(content), utf8.RuneCountInString(content)
+	b.Content, b.Kind, b.tier = content, kind, tier
+	b.Tokens = h.count(content)
 	saved := before - b.Tokens
-	r.counters.TokensSaved += saved
-	r.counters.CacheInvalidations[tier]++
-	r.event(Event{Type: EventCacheCompaction, Tier: tier, Index: &idx, Block: b.ID, Tokens: saved, Reason: string(kind)})
+	h.bump("tokens_saved", saved)
+	h.bumpBy("cache_invalidations", strconv.Itoa(tier), 1)
+	h.event(Event{Type: EventCacheCompaction, Tier: tier, Index: &idx, Block: b.ID, Tokens: saved, Reason: string(kind)})
 }
 
 // stub is a Tier 1 result: what was called, with what, and how big the
 // result was. Enough to know what happened, not to rebuild it.
-func (r *tieredRun) stub(b Block) string {
-	return Stub(b.Tool, r.callArgs[b.ToolUseID], utf8.RuneCountInString(b.Content), r.rules.ArgsChars)
+func (r *tieredRun) stub(h *harness, b Block) string {
+	args := ""
+	for _, x := range h.msgs {
+		if x.Kind == KindToolCall && x.ToolUseID == b.ToolUseID {
+			args = x.Args
+		}
+	}
+	return Stub(b.Tool, args, runeCount(b.Content), r.rules.ArgsChars)
 }
 
 // Stub writes the metadata a Tier 1 result is replaced with.
@@ -378,94 +268,268 @@ func HeadTail(text string, chars, percent int) string {
 	return string(rs[:head]) + fmt.Sprintf("\n\n[... truncated %d chars ...]\n\n", len(rs)-chars) + string(rs[len(rs)-tail:])
 }
 
-// readIsStub reports whether the latest read of path in the window is a
-// metadata stub: the model knows it read the file, not what was in it.
-func (r *tieredRun) readIsStub(path string) bool {
-	for i := len(r.blocks) - 1; i >= 0; i-- {
-		if r.reads[r.blocks[i].ID] == path {
-			return r.blocks[i].Kind == KindStub
-		}
+// tags are the narration variants of the policy, most specific first.
+func (r *tieredRun) tags() []string {
+	if r.age {
+		return []string{"age"}
 	}
-	return false
-}
-
-func (r *tieredRun) total() int {
-	n := 0
-	for _, b := range r.blocks {
-		n += b.Tokens
-	}
-	return n
-}
-
-func (r *tieredRun) event(e Event) { r.events = append(r.events, e) }
-
-// tieredTags are the narration variants of a policy, most specific first.
-func tieredTags(p Policy) []string {
 	var t []string
-	if p.Pairs == "broken" {
-		t = append(t, "pairs-broken")
-	}
-	if p.Strategy == "age" {
-		return append(t, "age")
-	}
-	if p.Summarizer == "broken" {
-		if p.Budget == "successes" {
+	if !r.summarizerOK {
+		if r.successes {
 			t = append(t, "runaway")
 		} else {
 			t = append(t, "broken")
 		}
 	}
-	if !p.Floor {
+	if !r.floor {
 		t = append(t, "floor-off")
 	}
 	return t
 }
 
-// keysFor lists a frame's narration keys: base with the frame's own
-// variants, then with the policy's, then base alone.
-func (r *tieredRun) keysFor(base string, frameTags []string) []string {
-	var keys []string
-	for _, t := range frameTags {
-		keys = append(keys, base+"@"+t)
+// frame annotates tool results with their characters, tier and distance,
+// badges them, adds the pressure line, the legend, the counters and the
+// pass panels, and tags the frame with the policy.
+func (r *tieredRun) frame(h *harness, f *Frame, fc frameCtx) {
+	if !fc.own {
+		*fc.tags = append(*fc.tags, r.tags()...)
 	}
-	for _, t := range tieredTags(r.p) {
-		keys = append(keys, base+"@"+t)
+	if fc.finish && r.staleRead {
+		f.Decisive = true // a pass stripped a file read: the agent will have to read it again
 	}
-	return append(keys, base)
+	r.staleRead = false
+	f.Line = &Line{Tokens: r.cfg.Pressure, Key: "line.pressure"}
+	f.Alert = f.Total > r.cfg.Pressure
+	f.Figures = append(f.Figures, tokens("pressure", r.cfg.Pressure))
+	r.figures(f)
+	rewritten := map[string]Event{}
+	for _, e := range f.Events {
+		if e.Type == EventCacheCompaction {
+			rewritten[e.Block] = e
+		}
+		if e.Type == EventPressure {
+			f.Legend = "legend.pressure-crossed"
+		}
+	}
+	if !r.latched {
+		f.Legend = "legend.pressure-off"
+	}
+	r.annotate(f, rewritten)
+	f.Panels = append(f.Panels, r.countersPanel(h, f))
+	if p, ok := r.passPanel(f, rewritten); ok {
+		f.Panels = append(f.Panels, p)
+	}
 }
 
-// emit appends a frame showing the request as it would be sent now.
-func (r *tieredRun) emit(kind FrameKind, keys []string) *Frame {
-	blocks := slices.Clone(r.blocks)
+// figures are the counters and this frame's pass, for narration.
+func (r *tieredRun) figures(f *Frame) {
+	for _, c := range f.Counters {
+		u := UnitCount
+		if c.Name == "tokens_saved" {
+			u = UnitTokens
+		}
+		f.Figures = append(f.Figures, Figure{Name: strings.ReplaceAll(c.Name, "_", "-"), Value: c.Value, Unit: u})
+	}
+	stubs, tier2, saved, calls, failed := 0, 0, 0, 0, 0
+	for _, e := range f.Events {
+		switch {
+		case e.Type == EventCacheCompaction && e.Tier == 1:
+			stubs++
+			saved += e.Tokens
+		case e.Type == EventCacheCompaction:
+			tier2++
+			saved += e.Tokens
+		case e.Type == EventSemanticCall:
+			calls++
+			if e.Reason == "failed" {
+				failed++
+			}
+		}
+	}
+	f.Figures = append(f.Figures, count("rewrites", stubs+tier2), count("stubs", stubs), count("tier2", tier2),
+		tokens("pass-saved", saved), count("pass-calls", calls), count("pass-failed", failed))
+	if r.latched {
+		f.Figures = append(f.Figures, count("latched", 1))
+	}
+}
+
+// annotate gives tool results their attributes and badges.
+func (r *tieredRun) annotate(f *Frame, rewritten map[string]Event) {
 	results := 0
-	for _, b := range blocks {
+	for _, b := range f.Blocks {
 		if b.Role == RoleTool {
 			results++
 		}
 	}
-	ids := make(map[string]bool, len(blocks))
-	seen, total := 0, 0
-	for i := range blocks {
-		b := &blocks[i]
-		ids[b.ID] = true
-		b.New = !r.prevIDs[b.ID]
-		total += b.Tokens
-		if b.Role == RoleTool {
-			b.Distance = results - 1 - seen
-			b.Floor = r.p.Strategy != "age" && r.p.Floor && r.rules.IsFloorTool(b.Tool)
-			seen++
+	seen := 0
+	for i := range f.Blocks {
+		b := &f.Blocks[i]
+		if b.Role != RoleTool {
+			continue
+		}
+		d := results - 1 - seen
+		seen++
+		b.Attrs = append(b.Attrs, Attr{"chars", runeCount(b.Content)}, Attr{"tier", b.tier}, Attr{"distance", d})
+		floor := !r.age && r.floor && r.rules.IsFloorTool(b.Tool)
+		tone := map[int]string{1: "warn", 2: "info"}[b.tier]
+		if floor {
+			tone = "ok"
+		}
+		dist := count("d", d)
+		switch {
+		case b.tier > 0:
+			b.Badges = append(b.Badges, Badge{Key: "tier", Args: []Figure{count("tier", b.tier), dist}, Tone: tone})
+		case d < r.rules.KeepRecent:
+			b.Badges = append(b.Badges, Badge{Key: "tier", Args: []Figure{count("tier", 3), dist}, Tone: "muted"})
+		case r.latched:
+			b.Badges = append(b.Badges, Badge{Key: "untouched-on", Args: []Figure{dist}, Tone: "warn"})
+		default:
+			b.Badges = append(b.Badges, Badge{Key: "distance", Args: []Figure{dist}, Tone: "muted"})
+		}
+		if floor {
+			b.Badges = append(b.Badges, Badge{Key: "floor", Tone: "ok", Minor: true})
+		}
+		if e, ok := rewritten[b.ID]; ok {
+			b.Touched = true
+			if len(rewritten) <= 3 {
+				b.Badges = append(b.Badges, Badge{Key: "cache-cut", Args: []Figure{count("tier", e.Tier)}, Tone: "warn", Minor: true})
+			}
+			if b.Kind == KindSummary && e.Reason == string(KindSummary) {
+				b.Spotlight = true // a new Tier 2 summary: its text beside the window
+			}
 		}
 	}
-	cache := compareCache(r.cached, blocks, r.cached == nil)
-	for i := range blocks {
-		blocks[i].Cached = i < cache.ReusedBlocks
+}
+
+// countersPanel shows the running counters, with what the events so far
+// add to them: failed calls, the tokens re-reads brought back.
+func (r *tieredRun) countersPanel(h *harness, f *Frame) Panel {
+	failed, back := 0, 0
+	for _, g := range append(h.frames, *f) {
+		for _, e := range g.Events {
+			switch {
+			case e.Type == EventSemanticCall && e.Reason == "failed":
+				failed++
+			case e.Type == EventReread:
+				back += e.Tokens
+			}
+		}
 	}
-	c := r.counters
-	c.CacheInvalidations = maps.Clone(r.counters.CacheInvalidations)
-	r.frames = append(r.frames, Frame{
-		Step: len(r.frames) + 1, Kind: kind, TraceStep: r.step, Narration: keys,
-		Blocks: blocks, Total: total, Events: r.events, Cache: &cache, Counters: &c,
-	})
-	r.prevIDs, r.events, r.added, r.staleRead = ids, nil, 0, false
-	return &r.frames[len(r.frames)-1]
+	value := func(name string) int { c, _ := f.Counter(name); return c.Value }
+	inv, _ := f.Counter("cache_invalidations")
+	calls := Row{Key: "calls", Values: []Figure{count("n", value("compression_calls"))}}
+	if failed > 0 {
+		calls.Note = &Msg{Key: "counters.failed", Args: []Figure{count("n", failed)}}
+	}
+	rereads := Row{Key: "rereads", Values: []Figure{count("n", value("rereads"))}}
+	if back > 0 {
+		rereads.Note = &Msg{Key: "counters.back", Args: []Figure{tokens("n", back)}}
+	}
+	return Panel{ID: "counters", Tone: "info", Rows: []Row{
+		{Key: "saved", Values: []Figure{tokens("n", value("tokens_saved"))}, Emph: true},
+		calls, rereads,
+		{Key: "round-trips", Values: []Figure{count("n", value("round_trips"))}},
+		{Key: "invalidations", Values: []Figure{count("n", inv.Value)},
+			Note: &Msg{Key: "counters.by-tier", Args: []Figure{count("t1", inv.By["1"]), count("t2", inv.By["2"])}}},
+	}}
+}
+
+// passPanel says what happened before this frame's request: the rewrites
+// of the pass and where the cache ends, model calls, a re-read, a refusal.
+func (r *tieredRun) passPanel(f *Frame, rewritten map[string]Event) (Panel, bool) {
+	var rows []Row
+	var rewrites []Event
+	ok, failed := 0, 0
+	for _, e := range f.Events {
+		switch e.Type {
+		case EventCacheCompaction:
+			rewrites = append(rewrites, e)
+		case EventSemanticCall:
+			if e.Reason == "ok" {
+				ok++
+			} else {
+				failed++
+			}
+		case EventReread:
+			rows = append(rows, Row{Key: "reread", Values: []Figure{tokens("n", e.Tokens)}, Note: &Msg{Key: "pass.reread"}})
+		case EventPressure:
+			rows = append(rows, Row{Key: "pressure", Values: []Figure{tokens("n", e.Tokens)}, Note: &Msg{Key: "pass.pressure"}})
+		}
+	}
+	tool := func(id string) Figure {
+		for _, b := range f.Blocks {
+			if b.ID == id {
+				return Figure{Name: "tool", Unit: UnitText, Text: Text{"en": b.Tool}}
+			}
+		}
+		return Figure{Name: "tool", Unit: UnitText, Text: Text{"en": id}}
+	}
+	if len(rewrites) > 0 && len(rewrites) <= 3 {
+		for _, e := range rewrites {
+			rows = append(rows, Row{Key: "rewrite", Values: []Figure{count("index", *e.Index), tool(e.Block), count("tier", e.Tier),
+				{Name: "kind", Unit: UnitKey, Text: Text{"en": "kind." + e.Reason}}},
+				Note: &Msg{Key: "pass.saved", Args: []Figure{tokens("n", e.Tokens)}}})
+		}
+	} else if len(rewrites) > 3 {
+		byTier, saved := map[int]int{}, 0
+		for _, e := range rewrites {
+			byTier[e.Tier]++
+			saved += e.Tokens
+		}
+		rows = append(rows, Row{Key: "rewrites", Values: []Figure{count("n", len(rewrites))},
+			Note: &Msg{Key: "counters.by-tier", Args: []Figure{count("t1", byTier[1]), count("t2", byTier[2])}}},
+			Row{Key: "saved", Values: []Figure{tokens("n", saved)}})
+	}
+	if len(rewrites) > 0 {
+		first := rewrites[0]
+		for _, e := range rewrites {
+			if *e.Index < *first.Index {
+				first = e
+			}
+		}
+		rows = append(rows, Row{Key: "cache-from", Values: []Figure{count("index", *first.Index)},
+			Note: &Msg{Key: "pass.cache-from", Args: []Figure{tool(first.Block), count("tier", first.Tier)}}, Emph: true})
+	}
+	if ok+failed > 0 {
+		rows = append(rows, Row{Key: "calls", Values: []Figure{count("n", ok+failed)},
+			Note: &Msg{Key: "pass.ok-failed", Args: []Figure{count("ok", ok), count("failed", failed)}}})
+	}
+	return Panel{ID: "pass", Tone: "warn", Rows: rows}, len(rows) > 0
+}
+
+// refused counts the round trip a refusal costs and explains it.
+func (r *tieredRun) refused(h *harness) { h.bump("round_trips", 1) }
+
+// finish adds the rules in force.
+func (r *tieredRun) finish(h *harness, rp *Replay) {
+	rl := r.rules
+	floor := strings.Join(rl.FloorTools, ", ")
+	for _, pre := range rl.FloorPrefixes {
+		floor += ", " + pre + "*"
+	}
+	text := func(name, v string) Figure { return Figure{Name: name, Unit: UnitText, Text: Text{"en": v}} }
+	rows := []Row{
+		{Key: "tier3", Values: []Figure{count("d", rl.KeepRecent)}, Note: &Msg{Key: "rules.tier3"}},
+		{Key: "tier2", Values: []Figure{count("from", rl.KeepRecent), count("to", rl.Tier1Distance-1)},
+			Note: &Msg{Key: "rules.tier2." + h.p.Get("budget"), Args: []Figure{
+				{Name: "min", Value: rl.SemanticMinChars, Unit: UnitChars}, count("max", rl.MaxSemanticPerPass),
+				count("chars", rl.ExcerptChars), percent("head", rl.HeadPercent), percent("tail", 100-rl.HeadPercent)}}},
+		{Key: "tier1", Values: []Figure{count("d", rl.Tier1Distance)}, Note: &Msg{Key: "rules.tier1"}},
+		{Key: "floor", Values: []Figure{{Name: "on", Unit: UnitKey, Text: Text{"en": "value." + onOffWord(r.floor && !r.age)}}},
+			Note: &Msg{Key: "rules.floor", Args: []Figure{text("tools", floor)}}},
+	}
+	if r.age {
+		rows = []Row{
+			{Key: "tier3", Values: []Figure{count("d", rl.KeepRecent)}, Note: &Msg{Key: "rules.tier3"}},
+			{Key: "age", Values: []Figure{count("d", rl.KeepRecent)}, Note: &Msg{Key: "rules.age"}, Emph: true},
+		}
+	}
+	rp.Panels = append(rp.Panels, Panel{ID: "rules", Tone: "ok", Rows: rows, Section: "panel:rules"})
+}
+
+func onOffWord(on bool) string {
+	if on {
+		return "on"
+	}
+	return "off"
 }

@@ -1,7 +1,6 @@
 package views
 
 import (
-	"fmt"
 	"strconv"
 	"strings"
 )
@@ -20,29 +19,30 @@ func fitClass(u int) string {
 }
 func itoa(i int) string { return strconv.Itoa(i) }
 
-func stepLabel(ui UI, cur, total int) string { return fmt.Sprintf(ui.StepOf, cur, total) }
-
 func errorTitle(ui UI, status int) string {
-	if t, ok := ui.ErrorTitle[status]; ok {
-		return t
+	if k := "ui.error." + strconv.Itoa(status); ui.Has(k) {
+		return ui.T(k)
 	}
-	return ui.ErrorTitle[500]
+	return ui.T("ui.error.500")
 }
 
 // blockState lists a block's states for the text alternative.
 func blockState(ui UI, b BlockView) string {
 	var parts []string
 	if b.New {
-		parts = append(parts, ui.StateNew)
+		parts = append(parts, ui.T("ui.state-new"))
 	}
 	if b.Selected {
-		parts = append(parts, ui.StateSelected)
+		parts = append(parts, ui.T("ui.state-selected"))
+	}
+	if b.Touched {
+		parts = append(parts, ui.T("ui.state-touched"))
 	}
 	if b.Cached {
-		parts = append(parts, ui.StateCached)
+		parts = append(parts, ui.T("ui.state-cached"))
 	}
 	if b.FirstChanged {
-		parts = append(parts, ui.StateFirstChanged)
+		parts = append(parts, ui.T("ui.state-first-changed"))
 	}
 	for _, bd := range b.Badges {
 		parts = append(parts, bd.Text)

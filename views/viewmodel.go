@@ -2,12 +2,13 @@ package views
 
 // Assets are the content-hashed URLs of the static files.
 type Assets struct {
-	CSS   string
-	Scale string // generated stylesheet of height and position classes
-	JS    string
-	Htmx  string
-	Icon  string
-	Room  string // room.js: presenter rooms and audience follow
+	CSS      string
+	Scale    string // generated stylesheet of height and position classes
+	JS       string
+	Htmx     string
+	Icon     string
+	Room     string // room.js: presenter rooms and audience follow
+	Messages string // the catalog's js. messages for the scripts
 }
 
 // Link is a labelled URL.
@@ -30,7 +31,7 @@ type LessonCard struct {
 	Title string
 	URL   string
 	Intro string // HTML rendered from the lesson's Markdown at start-up
-	Steps int
+	Steps string // "14 steps"
 }
 
 // ErrorPage is a 400 or 404 (or, never on purpose, a 500) page.
@@ -63,7 +64,7 @@ type LessonPage struct {
 	Blocks    []BlockView // every block that has a detail sheet (window and pending)
 	About     []AboutSection
 	Source    string
-	Panels    []Panel // engine-specific panels beside the window (cache, cost, counters, outcomes)
+	Panels    []Panel // panels beside the window (cache, cost, counters, a decision's outcomes)
 	Nav       Nav
 }
 
@@ -99,7 +100,6 @@ type ModeOption struct {
 	Label  string
 	URL    string
 	Active bool
-	Title  string // tooltip
 }
 
 // Window is the context window drawn to scale. Heights and positions are in
@@ -107,7 +107,6 @@ type ModeOption struct {
 type Window struct {
 	Blocks         []BlockView
 	BoxU           int // height of the drawn window box
-	StackU         int // height of the stack of blocks
 	ThresholdU     int // position of the threshold line from the top
 	EdgeU          int // position of the window's end (the limit) from the top
 	OverflowU      int // height of the part of the stack past the limit
@@ -116,12 +115,9 @@ type Window struct {
 	Meter          string // "47.9k / 50k"
 	MeterExact     string // "47,900 / 50,000 tokens"
 	MeterState     string // ok, warn, error
-	MeterLabel     string // what the meter counts, when not the window
-	MeterPercent   int
 	Error          string
 	Empty          string // shown when the window holds nothing (between sessions)
 	Pending        *BlockView
-	Caption        string
 	Compacting     bool
 	Legend         string // shown under the meter (e.g. the cache reading)
 	BracketTopU    int    // the compaction range's bracket, when one is selected
@@ -139,7 +135,8 @@ type BlockView struct {
 	KindLabel    string
 	Label        string
 	Size         string // "19.0k"
-	Exact        string // "19,000 tokens"
+	Exact        string // "19,000"
+	Tokens       int    // the size, for data-tokens (an integer)
 	HeightU      int
 	Small        bool   // label drawn in one compact line
 	Roomy        bool   // tall enough for a second line (the excerpt token count)
@@ -148,6 +145,7 @@ type BlockView struct {
 	SizeNote     string // why the trace size and the excerpt count differ (or agree)
 	New          bool
 	Selected     bool
+	Touched      bool // rewritten before this request (a compressor's pass)
 	Summary      bool
 	Mechanical   bool
 	Provenance   string
@@ -161,10 +159,12 @@ type BlockView struct {
 	FirstChanged bool    // where the cache reuse ends
 }
 
-// Badge is a small label on a block; Tone picks its colour (info, warn, ok, muted).
+// Badge is a small label on a block; Tone picks its colour (info, warn, ok,
+// muted). Minor badges are left out where a block is too thin.
 type Badge struct {
-	Text string
-	Tone string
+	Text  string
+	Tone  string
+	Minor bool
 }
 
 // MemoryPanel shows MEMORY.md on disk beside the window.
@@ -175,7 +175,6 @@ type MemoryPanel struct {
 	Changed    bool   // the file differs from the injected copy
 	FileBadge  string // "changed on disk"
 	CopyBadge  string // "snapshot from session start"
-	CopyLines  []string
 	HasCopy    bool
 	Note       string
 	Transition string // view-transition-name of the line that enters the next copy
@@ -204,13 +203,11 @@ type StepBar struct {
 	Next     string
 	Last     string
 	Ticks    []Tick
-	Progress int // percent
-	Label    string
+	Label    string // "Step 3 of 14"
 }
 
 // Tick is one step on the progress track.
 type Tick struct {
-	Step     int
 	URL      string
 	Current  bool
 	Done     bool
@@ -329,7 +326,6 @@ type HandoutPage struct {
 
 // HandoutFrame is one key frame of a handout.
 type HandoutFrame struct {
-	Step     int
 	Kicker   string
 	Headline string
 	Changes  []string

@@ -1,9 +1,9 @@
 package web
 
 import (
-	"math"
+	"bytes"
+	"encoding/json"
 	"net/http"
-	"strconv"
 
 	"github.com/labstack/echo/v4"
 
@@ -11,37 +11,14 @@ import (
 )
 
 // The frames API: instructors' tooling and the tests read it. Field names
-// are a contract; extend, never rename.
+// are a contract; extend, never rename. Every lesson gets the same shape;
+// what a mechanism adds (threshold_tokens, a cost model, counters, block
+// attributes such as tier and distance) appears only where the lesson has
+// that mechanism.
 
 type lessonJSON struct {
 	ID    string `json:"id"`
 	Title string `json:"title"`
-}
-
-type framesJSON struct {
-	Lesson          string            `json:"lesson"`
-	Window          int               `json:"window"`
-	ThresholdTokens int               `json:"threshold_tokens"`
-	Policy          map[string]string `json:"policy"`
-	Frames          []frameJSON       `json:"frames"`
-	CostModel       *costJSON         `json:"cost_model,omitempty"`
-	Measured        *measuredJSON     `json:"measured,omitempty"`
-}
-
-// costJSON is the status lesson's replace-versus-append estimate.
-type costJSON struct {
-	S        float64 `json:"S"`
-	R        float64 `json:"R"`
-	N        int     `json:"N"`
-	Alpha    float64 `json:"alpha"`
-	CReplace float64 `json:"c_replace"`
-	CAppend  float64 `json:"c_append"`
-}
-
-// measuredJSON is the same costs summed from the simulated frames.
-type measuredJSON struct {
-	CReplace float64 `json:"c_replace"`
-	CAppend  float64 `json:"c_append"`
 }
 
 type cacheJSON struct {
@@ -53,47 +30,62 @@ type cacheJSON struct {
 }
 
 type frameJSON struct {
-	Step           int           `json:"step"`
-	Kind           string        `json:"kind"`
-	TraceStep      string        `json:"trace_step"`
-	TotalTokens    int           `json:"total_tokens"`
-	Error          *string       `json:"error"`
-	Blocks         []blockJSON   `json:"blocks"`
-	Pending        *blockJSON    `json:"pending,omitempty"`
-	MemoryFile     []string      `json:"memory_file"`
-	MemoryInjected []string      `json:"memory_injected"`
-	Events         []sim.Event   `json:"events"`
-	Narration      []string      `json:"narration"`
-	Session        int           `json:"session"`
-	Cache          *cacheJSON    `json:"cache,omitempty"`
-	Counters       *countersJSON `json:"counters,omitempty"`
+	Step           int         `json:"step"`
+	Kind           string      `json:"kind"`
+	TraceStep      string      `json:"trace_step"`
+	TotalTokens    int         `json:"total_tokens"`
+	Error          *string     `json:"error"`
+	Blocks         []object    `json:"blocks"`
+	Pending        object      `json:"pending,omitempty"`
+	MemoryFile     []string    `json:"memory_file"`
+	MemoryInjected []string    `json:"memory_injected"`
+	Events         []sim.Event `json:"events"`
+	Narration      []string    `json:"narration"`
+	Session        int         `json:"session"`
+	Cache          *cacheJSON  `json:"cache,omitempty"`
+	Counters       object      `json:"counters,omitempty"`
 }
 
-type countersJSON struct {
-	TokensSaved        int            `json:"tokens_saved"`
-	CompressionCalls   int            `json:"compression_calls"`
-	Rereads            int            `json:"rereads"`
-	RoundTrips         int            `json:"round_trips"`
-	CacheInvalidations int            `json:"cache_invalidations"`
-	ByTier             map[string]int `json:"cache_invalidations_by_tier"`
+// object is a JSON object whose fields keep their order.
+type object []field
+
+type field struct {
+	name  string
+	value any
 }
 
-type blockJSON struct {
-	ID         string   `json:"id"`
-	Role       string   `json:"role"`
-	Kind       string   `json:"kind"`
-	Tokens     int      `json:"tokens"`
-	Content    string   `json:"content"`
-	Selected   bool     `json:"selected,omitempty"`
-	Recording  int      `json:"recording,omitempty"`
-	Mechanical bool     `json:"mechanical,omitempty"`
-	Provenance string   `json:"provenance,omitempty"`
-	Covers     []string `json:"covers,omitempty"`
-	Tool       string   `json:"tool,omitempty"`
-	ToolUseID  string   `json:"tool_use_id,omitempty"`
-	Chars      *int     `json:"chars,omitempty"`
-	Tier       *int     `json:"tier,omitempty"`
-	Distance   *int     `json:"distance,omitempty"`
+// MarshalJSON writes the fields in order.
+func (o object) MarshalJSON() ([]byte, error) {
+	var b bytes.Buffer
+	b.WriteByte('{')
+	for i, f := range o {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		k, _ := json.Marshal(f.name)
+		v, err := json.Marshal(f.value)
+		if err != nil {
+			return nil, err
+		}
+		b.Write(k)
+		b.WriteByte(':')
+		b.Write(v)
+	}
+	b.WriteByte('}')
+	return b.Bytes(), nil
+}
+
+// objectOf turns run-level fields into objects ([]sim.Field nests).
+func objectOf(fs []sim.Field) object {
+	out := make(object, 0, len(fs))
+	for _, f := range fs {
+		v := f.Value
+		if nested, ok := v.([]sim.Field); ok {
+			v = objectOf(nested)
+		}
+		out = append(out, field{f.Name, v})
+	}
+	return out
 }
 
 func (s *Server) lessonsJSON() []lessonJSON {
@@ -111,85 +103,97 @@ func (s *Server) apiLessons(c echo.Context) error {
 func (s *Server) apiFrames(c echo.Context) error {
 	l, ok := s.lessons.byID[c.Param("id")]
 	if !ok {
-		return &NotFoundError{What: "lesson " + quote(c.Param("id"))}
+		return notFound("lesson " + quote(c.Param("id")))
 	}
 	p, err := ApplyQuery(l.Lesson, l.DefaultPolicy(), c.QueryParams())
 	if err != nil {
 		return err
 	}
-	frames, err := s.run(l, p)
+	r, err := s.run(l, p)
 	if err != nil {
 		return err
 	}
-	doc := framesJSON{
-		Lesson: l.ID, Window: l.Window, ThresholdTokens: l.ThresholdTokens(p.ThresholdPercent),
-		Policy: map[string]string{}, Frames: make([]frameJSON, 0, len(frames)),
+	policy := object{}
+	for _, nv := range p.Values() {
+		policy = append(policy, field{nv[0], nv[1]})
 	}
-	for _, pr := range sim.ParamsOf(l.Lesson) {
-		doc.Policy[pr.Name] = pr.Get(p)
+	doc := object{{"lesson", l.ID}, {"window", l.Window}}
+	doc = append(doc, objectOf(r.Fields)...)
+	frames := make([]frameJSON, 0, len(r.Frames))
+	en := s.cat.For("en")
+	for _, f := range r.Frames {
+		frames = append(frames, frameOf(f, en.T("origin.mechanical")))
 	}
-	tiered := l.Engine == sim.EngineTiered
-	for _, f := range frames {
-		doc.Frames = append(doc.Frames, frameOf(f, tiered))
-	}
-	if l.Engine == sim.EngineStatus {
-		cm := s.costModel(l, p)
-		doc.CostModel = &costJSON{S: round2(cm.S), R: round2(cm.R), N: cm.N, Alpha: cm.Alpha, CReplace: round2(cm.CReplace), CAppend: round2(cm.CAppend)}
-		doc.Measured = &measuredJSON{CReplace: round2(cm.MeasuredReplace), CAppend: round2(cm.MeasuredAppend)}
-	}
+	doc = append(doc, field{"policy", policy}, field{"frames", frames})
 	return c.JSON(http.StatusOK, doc)
 }
 
-func round2(v float64) float64 { return math.Round(v*100) / 100 }
-
-func frameOf(f sim.Frame, tiered bool) frameJSON {
+func frameOf(f sim.Frame, mechanical string) frameJSON {
 	fj := frameJSON{
 		Step: f.Step, Kind: string(f.Kind), TraceStep: f.TraceStep, TotalTokens: f.Total,
-		Blocks: make([]blockJSON, 0, len(f.Blocks)), MemoryFile: nonNil(f.MemoryFile),
-		MemoryInjected: nonNil(f.MemoryInjected), Events: f.Events, Narration: f.Narration, Session: f.Session,
+		Blocks: make([]object, 0, len(f.Blocks)), MemoryFile: []string{}, MemoryInjected: []string{},
+		Events: f.Events, Narration: f.Narration, Session: f.Session,
 	}
 	if fj.Events == nil {
 		fj.Events = []sim.Event{}
+	}
+	if m := f.Memory; m != nil {
+		fj.MemoryFile, fj.MemoryInjected = nonNil(m.File), nonNil(m.Injected)
 	}
 	if f.Error != "" {
 		e := f.Error
 		fj.Error = &e
 	}
-	for _, b := range f.Blocks {
-		fj.Blocks = append(fj.Blocks, blockOf(b, tiered))
+	for i := range f.Blocks {
+		fj.Blocks = append(fj.Blocks, blockOf(&f.Blocks[i], mechanical))
 	}
 	if f.Pending != nil {
-		b := blockOf(*f.Pending, tiered)
-		fj.Pending = &b
+		fj.Pending = blockOf(f.Pending, mechanical)
 	}
 	if c := f.Cache; c != nil {
 		fj.Cache = &cacheJSON{ReusedTokens: c.ReusedTokens, RecomputedTokens: c.RecomputedTokens,
 			ReusedBlocks: c.ReusedBlocks, FirstChanged: c.FirstChanged, Reason: c.Reason}
 	}
-	if c := f.Counters; c != nil {
-		cj := &countersJSON{TokensSaved: c.TokensSaved, CompressionCalls: c.CompressionCalls,
-			Rereads: c.Rereads, RoundTrips: c.RoundTrips, ByTier: map[string]int{}}
-		for tier, n := range c.CacheInvalidations {
-			cj.CacheInvalidations += n
-			cj.ByTier[strconv.Itoa(tier)] = n
+	for _, c := range f.Counters {
+		fj.Counters = append(fj.Counters, field{c.Name, c.Value})
+		if c.ByName != "" {
+			fj.Counters = append(fj.Counters, field{c.ByName, c.By})
 		}
-		fj.Counters = cj
 	}
 	return fj
 }
 
-func blockOf(b sim.Block, tiered bool) blockJSON {
-	bj := blockJSON{ID: b.ID, Role: string(b.Role), Kind: string(b.Kind), Tokens: b.Tokens, Content: b.Content,
-		Selected: b.Selected, Tool: b.Tool, ToolUseID: b.ToolUseID}
-	if tiered && b.Role == sim.RoleTool {
-		chars, tier, dist := b.Chars, b.Tier, b.Distance
-		bj.Chars, bj.Tier, bj.Distance = &chars, &tier, &dist
+// blockOf is a block in the API: the contract's fields, then the
+// attributes its mechanisms gave it.
+func blockOf(b *sim.Block, mechanical string) object {
+	o := object{{"id", b.ID}, {"role", b.Role}, {"kind", b.Kind}, {"tokens", b.Tokens}, {"content", b.Content}}
+	if b.Selected {
+		o = append(o, field{"selected", true})
 	}
-	if b.Summary != nil {
-		bj.Recording, bj.Mechanical = b.Summary.Recording, b.Summary.Mechanical
-		bj.Provenance, bj.Covers = b.Summary.Provenance.In("en"), b.Summary.Covers
+	if s := b.Summary; s != nil {
+		if s.Version > 0 {
+			o = append(o, field{"recording", s.Version})
+		}
+		if s.Mechanical {
+			o = append(o, field{"mechanical", true}, field{"provenance", mechanical})
+		} else if p := s.Provenance.In("en"); p != "" {
+			o = append(o, field{"provenance", p})
+		}
+		if s.Recorded {
+			o = append(o, field{"recorded", true})
+		}
+		o = append(o, field{"covers", s.Covers})
 	}
-	return bj
+	if b.Tool != "" {
+		o = append(o, field{"tool", b.Tool})
+	}
+	if b.ToolUseID != "" {
+		o = append(o, field{"tool_use_id", b.ToolUseID})
+	}
+	for _, a := range b.Attrs {
+		o = append(o, field{a.Name, a.Value})
+	}
+	return o
 }
 
 func nonNil(s []string) []string {

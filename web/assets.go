@@ -30,7 +30,7 @@ type assetSet struct {
 	urls   views.Assets
 }
 
-func buildAssets(blockIDs []string) (assetSet, error) {
+func buildAssets(blockIDs []string, messages []byte) (assetSet, error) {
 	set := assetSet{byName: map[string]asset{}}
 	add := func(name string, body []byte) string {
 		sum := sha256.Sum256(body)
@@ -58,6 +58,7 @@ func buildAssets(blockIDs []string) (assetSet, error) {
 		*f.dst = add(f.name, b)
 	}
 	set.urls.Scale = add("scale.css", scaleCSS(blockIDs))
+	set.urls.Messages = add("messages.js", messages)
 	return set, nil
 }
 
@@ -88,13 +89,17 @@ func scaleCSS(ids []string) []byte {
 func (s *Server) static(c echo.Context) error {
 	a, ok := s.assets.byName[c.Param("file")]
 	if !ok {
-		return &NotFoundError{What: "static file " + quote(c.Param("file"))}
+		return notFound("static file " + quote(c.Param("file")))
 	}
 	h := c.Response().Header()
 	h.Set("Cache-Control", "public, max-age=31536000, immutable")
 	h.Set("ETag", a.etag)
 	if c.Request().Header.Get("If-None-Match") == a.etag {
 		return c.NoContent(http.StatusNotModified)
+	}
+	if c.Request().Method == http.MethodHead {
+		h.Set(echo.HeaderContentType, a.ctype)
+		return c.NoContent(http.StatusOK)
 	}
 	return c.Blob(http.StatusOK, a.ctype, a.body)
 }

@@ -2,38 +2,55 @@ package web
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"log/slog"
 	"net/http"
+	"strconv"
 	"strings"
 
 	"github.com/labstack/echo/v4"
 
+	"ctxsim/sim"
 	"ctxsim/views"
 )
 
-// ParamError is a URL parameter whose value is not allowed (HTTP 400).
-type ParamError struct {
-	Param   string
-	Allowed string
+// Code is the kind of an error; one table maps codes to HTTP statuses.
+type Code int
+
+// Error codes.
+const (
+	Internal    Code = iota // a bug: 500, logged, never shown
+	Invalid                 // bad input: 400, names the parameter and what it allows
+	NotFound                // no such lesson, page or room: 404
+	Forbidden               // a room's key does not match: 403
+	Unavailable             // full for now: 503 with Retry-After
+)
+
+var statusOf = map[Code]int{
+	Internal: http.StatusInternalServerError, Invalid: http.StatusBadRequest, NotFound: http.StatusNotFound,
+	Forbidden: http.StatusForbidden, Unavailable: http.StatusServiceUnavailable,
 }
 
-// Error names the parameter and what it allows.
-func (e *ParamError) Error() string {
-	return "parameter " + e.Param + ": allowed " + e.Allowed
+// Error is every error a handler returns on purpose: pages, the frames API
+// and rooms alike.
+type Error struct {
+	Code    Code
+	Param   string // the bad parameter (Invalid)
+	Allowed string // what it allows (Invalid)
+	Msg     string // for the user; a 500 never shows its cause
 }
 
-func badParam(name, allowed string) error { return &ParamError{Param: name, Allowed: allowed} }
+// Error is the message a user sees.
+func (e *Error) Error() string { return e.Msg }
 
-// NotFoundError is a lesson or page that does not exist (HTTP 404).
-type NotFoundError struct {
-	What string // e.g. `lesson "nope"`
+func badParam(name, allowed string) error {
+	return &Error{Code: Invalid, Param: name, Allowed: allowed, Msg: "parameter " + name + ": allowed " + allowed}
 }
 
-// Error says what was not found.
-func (e *NotFoundError) Error() string { return e.What + " not found" }
+func notFound(what string) error { return &Error{Code: NotFound, Msg: what + " not found"} }
 
-// errorBody is the JSON error of the API.
+// errorBody is the JSON error of the API and the rooms.
 type errorBody struct {
 	Error   string       `json:"error"`
 	Param   string       `json:"param,omitempty"`
@@ -41,60 +58,132 @@ type errorBody struct {
 	Lessons []lessonJSON `json:"lessons,omitempty"`
 }
 
-// handleError is the one place errors become responses. Bad input gets 400 or
-// 404 with what is allowed; anything else is a 500 that shows no internals
-// and is the only kind logged.
+// classify turns any error into an *Error: ours as they are, the engine's
+// policy errors as bad parameters, the room store's by kind, echo's by
+// status; anything else is internal.
+func classify(err error) *Error {
+	var e *Error
+	var pe *sim.PolicyError
+	var he *echo.HTTPError
+	switch {
+	case errors.As(err, &e):
+		return e
+	case errors.As(err, &pe):
+		allowed := pe.Allowed
+		if pe.Missing {
+			allowed += " (missing from the policy segment)"
+		}
+		return badParam(pe.Param, allowed).(*Error)
+	case errors.Is(err, ErrNoRoom):
+		return &Error{Code: NotFound, Msg: err.Error()}
+	case errors.Is(err, ErrRoomKey):
+		return &Error{Code: Forbidden, Param: "key", Msg: ErrRoomKey.Error()}
+	case errors.Is(err, ErrRoomsFull):
+		return &Error{Code: Unavailable, Msg: "too many open rooms, try again later"}
+	case errors.As(err, &he):
+		switch he.Code {
+		case http.StatusNotFound:
+			return &Error{Code: NotFound, Msg: "page not found"}
+		case http.StatusMethodNotAllowed:
+			return &Error{Code: Invalid, Param: "method", Allowed: "GET, HEAD", Msg: "method not allowed"}
+		case http.StatusRequestEntityTooLarge:
+			return &Error{Code: Invalid, Param: "body", Allowed: "at most 64 KB", Msg: "request body too large"}
+		}
+		if he.Code >= 400 && he.Code < 500 {
+			return &Error{Code: Invalid, Msg: http.StatusText(he.Code)}
+		}
+	}
+	return &Error{Code: Internal, Msg: "internal error"}
+}
+
+// isAPI reports whether a path answers JSON: the frames API and the rooms.
+func isAPI(path string) bool {
+	return strings.HasPrefix(path, "/api/") || strings.HasPrefix(path, "/rooms")
+}
+
+// handleError is the one place errors become responses: JSON for the API
+// and the rooms, an HTML page otherwise. Only 5xx are logged; a 500 shows
+// no internals. The HTML error page is rendered into a buffer, and if that
+// fails the pre-rendered 500 page is sent.
 func (s *Server) handleError(err error, c echo.Context) {
 	if c.Response().Committed {
 		return
 	}
-	status, body := s.classify(err)
-	if status >= 500 {
+	e := classify(err)
+	status := statusOf[e.Code]
+	if status >= 500 && e.Code == Internal {
 		s.log.Error("request failed", "path", c.Request().URL.Path, "err", err)
+	}
+	h := c.Response().Header()
+	if e.Code == Unavailable {
+		h.Set("Retry-After", "60")
 	}
 	if c.Request().Method == http.MethodHead {
 		_ = c.NoContent(status)
 		return
 	}
-	if strings.HasPrefix(c.Request().URL.Path, "/api/") {
+	body := errorBody{Error: e.Msg, Param: e.Param, Allowed: e.Allowed}
+	path := c.Request().URL.Path
+	if isAPI(path) {
+		h.Set("Cache-Control", "no-store")
+		if e.Code == NotFound && strings.HasPrefix(path, "/api/") {
+			body.Lessons = s.lessonsJSON()
+		}
 		_ = c.JSON(status, body)
 		return
 	}
 	lang := s.langOf(c)
-	page := views.ErrorPage{
-		Lang: lang, UI: views.UIFor(lang), Status: status, Assets: s.assets.urls,
-		Param: body.Param, Allowed: body.Allowed, Message: body.Error,
+	buf, rerr := s.errorPage(c.Request().Context(), lang, status, e)
+	if rerr != nil {
+		s.log.Error("render error page", "err", rerr)
+		buf = s.page500[lang]
+		status = http.StatusInternalServerError
+	}
+	_ = c.HTMLBlob(status, buf)
+}
+
+// errorPage renders the error page of e in lang.
+func (s *Server) errorPage(ctx context.Context, lang string, status int, e *Error) ([]byte, error) {
+	ui := s.cat.For(lang)
+	page := views.ErrorPage{Lang: lang, UI: ui, Status: status, Assets: s.assets.urls, Param: e.Param, Allowed: e.Allowed, Message: e.Msg}
+	if e.Code == Internal {
+		page.Message = ui.T("ui.error.internal")
 	}
 	for _, l := range s.lessons.list {
 		page.Lessons = append(page.Lessons, views.Link{Label: l.Title.In(lang), URL: "/" + lang + "/" + l.ID})
 	}
 	var buf bytes.Buffer
-	if rerr := views.Error(page).Render(c.Request().Context(), &buf); rerr != nil {
-		s.log.Error("render error page", "err", rerr)
-		_ = c.String(status, body.Error)
-		return
+	if err := views.Error(page).Render(ctx, &buf); err != nil {
+		return nil, err
 	}
-	_ = c.HTMLBlob(status, buf.Bytes())
+	return buf.Bytes(), nil
 }
 
-func (s *Server) classify(err error) (int, errorBody) {
-	var pe *ParamError
-	var nf *NotFoundError
-	var he *echo.HTTPError
-	switch {
-	case errors.As(err, &pe):
-		return http.StatusBadRequest, errorBody{Error: pe.Error(), Param: pe.Param, Allowed: pe.Allowed}
-	case errors.As(err, &nf):
-		return http.StatusNotFound, errorBody{Error: nf.Error(), Lessons: s.lessonsJSON()}
-	case errors.As(err, &he):
-		msg := http.StatusText(he.Code)
-		if he.Code == http.StatusNotFound {
-			return he.Code, errorBody{Error: "page not found", Lessons: s.lessonsJSON()}
+// prerender500 renders the 500 page of every language at start-up, for
+// when the error page itself fails.
+func (s *Server) prerender500() error {
+	s.page500 = map[string][]byte{}
+	for _, lang := range languages() {
+		b, err := s.errorPage(context.Background(), lang, http.StatusInternalServerError, &Error{Code: Internal})
+		if err != nil {
+			return err
 		}
-		return he.Code, errorBody{Error: msg}
-	default:
-		return http.StatusInternalServerError, errorBody{Error: "internal error"}
+		s.page500[lang] = b
 	}
+	return nil
+}
+
+// quote shows a user's value in a message, cut to 80 bytes on a rune
+// boundary.
+func quote(s string) string {
+	if len(s) > 80 {
+		n := 80
+		for n > 0 && s[n]&0xC0 == 0x80 {
+			n--
+		}
+		s = s[:n] + "…"
+	}
+	return strconv.Quote(s)
 }
 
 // discardLogger is used when no logger is given.

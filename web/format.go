@@ -56,10 +56,13 @@ func sizeOf(l *sim.Lesson, n int) string {
 	return kTokens(n)
 }
 
-// limitOf formats l's window: "50k", or "2,000" in a small window.
-func limitOf(l *sim.Lesson) string {
+// limitOf formats a limit (the window) for lesson l: "50k", or "2,000" in
+// a small window.
+func limitOf(l *sim.Lesson, n int) string {
 	if l.Window < smallWindow {
-		return exact(l.Window)
+		return exact(n)
 	}
-	return kLimit(l.Window)
+	return kLimit(n)
 }
+
+func itoa(n int) string { return strconv.Itoa(n) }

@@ -22,6 +22,7 @@ func render(c echo.Context, status int, comp templ.Component) error {
 	}
 	c.Response().Header().Set("Vary", "Accept-Language, Cookie")
 	if c.Request().Method == http.MethodHead {
+		c.Response().Header().Set(echo.HeaderContentType, echo.MIMETextHTMLCharsetUTF8)
 		return c.NoContent(status)
 	}
 	return c.HTMLBlob(status, buf.Bytes())
@@ -32,18 +33,19 @@ func (s *Server) healthz(c echo.Context) error { return c.String(http.StatusOK, 
 // index lists the lessons in the visitor's language.
 func (s *Server) index(c echo.Context) error {
 	lang := s.langOf(c)
-	ui := views.UIFor(lang)
+	ui := s.cat.For(lang)
 	p := views.IndexPage{Lang: lang, UI: ui, Assets: s.assets.urls,
-		AltLang: views.Link{Label: ui.OtherLang, URL: "/" + otherLang(lang) + "/"}}
+		AltLang: views.Link{Label: ui.T("ui.other-lang"), URL: "/" + otherLang(lang) + "/"}}
 	for _, l := range s.lessons.list {
-		intro, _ := l.Section(lang, "intro")
-		frames, err := s.run(l, l.DefaultPolicy())
+		r, err := s.run(l, l.DefaultPolicy())
 		if err != nil {
 			return err
 		}
+		st := State{Lang: lang, Lesson: l.ID, Policy: l.DefaultPolicy(), Step: 1}
+		intro := s.about(l, st, r, "about:intro")
 		p.Lessons = append(p.Lessons, views.LessonCard{
-			Title: l.Title.In(lang), URL: LessonURL(l.Lesson, State{Lang: lang, Lesson: l.ID, Policy: l.DefaultPolicy(), Step: 1}),
-			Intro: intro.Body, Steps: len(frames),
+			Title: l.Title.In(lang), URL: LessonURL(st), Intro: intro.Body,
+			Steps: ui.F("ui.steps", map[string]string{"n": itoa(len(r.Frames))}),
 		})
 	}
 	if c.Param("lang") != "" {
@@ -56,32 +58,31 @@ func (s *Server) index(c echo.Context) error {
 // lesson in the visitor's language.
 func (s *Server) langOrLesson(c echo.Context) error {
 	v := c.Param("lang")
-	if slices.Contains(scenarios.Languages, v) {
+	if slices.Contains(languages(), v) {
 		return s.index(c)
 	}
 	if l, ok := s.lessons.byID[v]; ok {
-		lang := s.langOf(c)
-		return c.Redirect(http.StatusFound, LessonURL(l.Lesson, State{Lang: lang, Lesson: l.ID, Policy: l.DefaultPolicy(), Step: 1}))
+		return c.Redirect(http.StatusFound, LessonURL(State{Lang: s.langOf(c), Lesson: l.ID, Policy: l.DefaultPolicy(), Step: 1}))
 	}
-	return &NotFoundError{What: "page " + quote(v)}
+	return notFound("page " + quote(v))
 }
 
 // lessonStart redirects to step 1 of the default or the given policy.
 func (s *Server) lessonStart(c echo.Context) error {
-	lang, l, err := s.langAndLesson(c)
+	lang, l, err := s.langAndLesson(c.Param("lang"), c.Param("lesson"))
 	if err != nil {
 		return err
 	}
 	p := l.DefaultPolicy()
 	if seg := c.Param("policy"); seg != "" {
-		if p, err = ParsePolicySegment(l.Lesson, seg); err != nil {
+		if p, err = l.ParsePolicy(seg); err != nil {
 			return err
 		}
 	}
 	if p, err = ApplyQuery(l.Lesson, p, c.QueryParams()); err != nil {
 		return err
 	}
-	return c.Redirect(http.StatusFound, LessonURL(l.Lesson, State{Lang: lang, Lesson: l.ID, Policy: p, Step: 1}))
+	return c.Redirect(http.StatusFound, LessonURL(State{Lang: lang, Lesson: l.ID, Policy: p, Step: 1}))
 }
 
 // lessonState renders one state of a lesson in any of its views: the page,
@@ -89,34 +90,15 @@ func (s *Server) lessonStart(c echo.Context) error {
 // Policy parameters given as a query (?threshold=73, from a form or a
 // hand-typed link) redirect to the canonical path.
 func (s *Server) lessonState(c echo.Context) error {
-	st, l, err := s.policyState(c)
+	st, l, err := s.ParseStateURL(c.Request().URL.Path)
 	if err != nil {
 		return err
 	}
-	if seg := c.Param("policyB"); seg != "" {
-		b, err := ParsePolicySegment(l.Lesson, seg)
-		if err != nil {
-			return err
-		}
-		st.Compare = &b
-	}
-	if st.View, err = ParseView(c.Param("view")); err != nil {
-		return err
-	}
-	if st.Compare != nil && st.View == ViewNotes {
-		return badParam("view", ViewPresent+" (a comparison has no speaker notes)")
-	}
-	frames, err := s.run(l, st.Policy)
+	ra, err := s.run(l, st.Policy)
 	if err != nil {
 		return err
 	}
-	if st.Compare != nil {
-		return s.compareState(c, l, st, frames)
-	}
-	if st.Step, err = ParseStep(c.Param("step"), len(frames)); err != nil {
-		return err
-	}
-	if q := c.QueryParams(); HasPolicyQuery(l.Lesson, q) {
+	if q := c.QueryParams(); st.Compare == nil && HasPolicyQuery(l.Lesson, q) {
 		np, err := ApplyQuery(l.Lesson, st.Policy, q)
 		if err != nil {
 			return err
@@ -125,11 +107,14 @@ func (s *Server) lessonState(c echo.Context) error {
 		if err != nil {
 			return err
 		}
-		st.Policy, st.Step = np, alignStep(frames, frames[st.Step-1], to)
-		return c.Redirect(http.StatusFound, LessonURL(l.Lesson, st))
+		st.Policy, st.Step = np, alignStep(ra.Frames, ra.Frames[st.Step-1], to.Frames)
+		return c.Redirect(http.StatusFound, LessonURL(st))
 	}
-	in := pageInput{lesson: l, state: st, frames: frames}
 	rememberLang(c, st.Lang)
+	in := pageInput{lesson: l, state: st, run: ra}
+	if st.Compare != nil {
+		return s.compareState(c, in)
+	}
 	switch st.View {
 	case ViewPresent:
 		page, err := s.presentPage(in)
@@ -153,20 +138,15 @@ func (s *Server) lessonState(c echo.Context) error {
 
 // compareState renders two policies side by side at one position of their
 // aligned timeline.
-func (s *Server) compareState(c echo.Context, l *scenarios.Lesson, st State, fa []sim.Frame) error {
-	fb, err := s.run(l, *st.Compare)
+func (s *Server) compareState(c echo.Context, in pageInput) error {
+	rb, err := s.run(in.lesson, *in.state.Compare)
 	if err != nil {
 		return err
 	}
-	tl := alignRuns(fa, fb)
-	if st.Step, err = ParseStep(c.Param("step"), len(tl)); err != nil {
-		return err
-	}
-	cp, pp, err := s.comparePage(l, st, fa, fb, tl)
+	cp, pp, err := s.comparePage(in, rb)
 	if err != nil {
 		return err
 	}
-	rememberLang(c, st.Lang)
 	if pp != nil {
 		return render(c, http.StatusOK, views.Present(*pp))
 	}
@@ -175,44 +155,32 @@ func (s *Server) compareState(c echo.Context, l *scenarios.Lesson, st State, fa 
 
 // handout renders the printable handout of a lesson under one policy.
 func (s *Server) handout(c echo.Context) error {
-	st, l, err := s.policyState(c)
+	lang, l, err := s.langAndLesson(c.Param("lang"), c.Param("lesson"))
 	if err != nil {
 		return err
 	}
-	frames, err := s.run(l, st.Policy)
+	p, err := l.ParsePolicy(c.Param("policy"))
 	if err != nil {
 		return err
 	}
-	return render(c, http.StatusOK, views.Handout(s.handoutPage(l, st, frames)))
-}
-
-// policyState reads the language, lesson and policy segment of a state URL.
-func (s *Server) policyState(c echo.Context) (State, *scenarios.Lesson, error) {
-	lang, l, err := s.langAndLesson(c)
+	r, err := s.run(l, p)
 	if err != nil {
-		return State{}, nil, err
+		return err
 	}
-	st := State{Lang: lang, Lesson: l.ID}
-	st.Policy, err = ParsePolicySegment(l.Lesson, c.Param("policy"))
-	return st, l, err
+	return render(c, http.StatusOK, views.Handout(s.handoutPage(pageInput{lesson: l, state: State{Lang: lang, Lesson: l.ID, Policy: p, Step: 1}, run: r})))
 }
 
-func (s *Server) langAndLesson(c echo.Context) (string, *scenarios.Lesson, error) {
-	lang := c.Param("lang")
-	if !slices.Contains(scenarios.Languages, lang) {
-		return "", nil, &NotFoundError{What: "language " + quote(lang) + " (use en or ja)"}
-	}
-	id := c.Param("lesson")
-	l, ok := s.lessons.byID[id]
-	if !ok {
-		return "", nil, &NotFoundError{What: "lesson " + quote(id)}
-	}
-	return lang, l, nil
+// pageInput is what the page builders need: a lesson, a state and the run
+// of its (left) policy.
+type pageInput struct {
+	lesson *scenarios.Lesson
+	state  State
+	run    *sim.Replay
 }
 
-func quote(s string) string {
-	if len(s) > 80 {
-		s = s[:80] + "…"
+func otherLang(lang string) string {
+	if lang == "ja" {
+		return "en"
 	}
-	return `"` + s + `"`
+	return "ja"
 }

@@ -1,44 +1,59 @@
 package web
 
 import (
-	"fmt"
 	"slices"
 
-	"ctxsim/scenarios"
 	"ctxsim/sim"
 	"ctxsim/views"
 )
 
-// modes builds the segmented controls, one per parameter of the lesson's
-// engine. Each option links to the state with that one parameter changed,
+// modes builds the segmented controls, one per policy parameter of the
+// lesson. Each option links to the state with that one parameter changed,
 // at the same point of the trace.
 func (s *Server) modes(in pageInput) ([]views.ModeGroup, error) {
 	l, st := in.lesson, in.state
-	ui := views.UIFor(st.Lang)
-	cur := in.frames[st.Step-1]
+	ui := s.cat.For(st.Lang)
+	cur := in.run.Frames[st.Step-1]
 	var out []views.ModeGroup
-	for _, pr := range sim.ParamsOf(l.Lesson) {
-		values := pr.Presets(l.Lesson)
-		if v := pr.Get(st.Policy); !slices.Contains(values, v) {
+	for _, pr := range l.Params() {
+		values := slices.Clone(pr.Offered())
+		if v := st.Policy.Get(pr.Name); !slices.Contains(values, v) {
 			values = append(values, v) // a value typed into the URL
 		}
-		mg := views.ModeGroup{Name: pr.Name, Label: ui.ParamLabel(pr.Name)}
+		mg := views.ModeGroup{Name: pr.Name, Label: ui.T("param." + pr.Name)}
 		for _, v := range values {
-			p := st.Policy
-			pr.Set(&p, v)
-			frames, err := s.run(l, p)
+			p, err := l.With(st.Policy, pr.Name, v)
+			if err != nil {
+				return nil, err
+			}
+			r, err := s.run(l, p)
 			if err != nil {
 				return nil, err
 			}
 			to := st
-			to.Policy, to.Step = p, alignStep(in.frames, cur, frames)
+			to.Policy, to.Step = p, alignStep(in.run.Frames, cur, r.Frames)
 			mg.Options = append(mg.Options, views.ModeOption{
-				Value: v, Label: ui.ValueLabel(pr.Name, v), URL: LessonURL(l.Lesson, to), Active: p == st.Policy,
+				Value: v, Label: valueLabel(ui, pr, v), URL: LessonURL(to), Active: p == st.Policy,
 			})
 		}
 		out = append(out, mg)
 	}
 	return out, nil
+}
+
+// valueLabel is the label of one value of a parameter: its catalog word
+// (value.<param>=<value>, then value.<value>), a percent for integer
+// parameters, else the value itself.
+func valueLabel(ui views.UI, pr sim.Param, v string) string {
+	for _, k := range []string{"value." + pr.Name + "=" + v, "value." + v} {
+		if ui.Has(k) {
+			return ui.T(k)
+		}
+	}
+	if len(pr.Choices) == 0 && pr.Max == 100 {
+		return v + "%"
+	}
+	return v
 }
 
 // alignStep returns the step of to that shows the same point of the trace as
@@ -78,15 +93,21 @@ func alignStep(from []sim.Frame, cur sim.Frame, to []sim.Frame) int {
 	return best
 }
 
-func stepBar(l *scenarios.Lesson, st State, frames []sim.Frame, ui views.UI) views.StepBar {
-	return stepsOver(l, st, len(frames), ui, func(i int) (sim.Frame, bool) { return frames[i], frames[i].Decisive })
+// stepBar builds the step bar of a state's run.
+func (s *Server) stepBar(in pageInput) views.StepBar {
+	frames := in.run.Frames
+	return s.stepsOver(in, len(frames), func(i int) (*frameView, bool) {
+		return newFrameView(in.lesson, in.state.Policy, in.run, i, s.cat.For(in.state.Lang)), frames[i].Decisive
+	})
 }
 
 // stepsOver builds the step bar over n positions; at(i) gives the frame whose
 // headline titles position i and whether the position is decisive.
-func stepsOver(l *scenarios.Lesson, st State, n int, ui views.UI, at func(i int) (sim.Frame, bool)) views.StepBar {
-	url := func(i int) string { s := st; s.Step = i; return LessonURL(l.Lesson, s) }
-	b := views.StepBar{Current: st.Step, Total: n, Progress: st.Step * 100 / n, Label: fmt.Sprintf(ui.StepOf, st.Step, n)}
+func (s *Server) stepsOver(in pageInput, n int, at func(i int) (*frameView, bool)) views.StepBar {
+	st := in.state
+	ui := s.cat.For(st.Lang)
+	url := func(i int) string { x := st; x.Step = i; return LessonURL(x) }
+	b := views.StepBar{Current: st.Step, Total: n, Label: ui.F("ui.step-of", map[string]string{"step": itoa(st.Step), "total": itoa(n)})}
 	if st.Step > 1 {
 		b.First, b.Prev = url(1), url(st.Step-1)
 	}
@@ -94,11 +115,10 @@ func stepsOver(l *scenarios.Lesson, st State, n int, ui views.UI, at func(i int)
 		b.Next, b.Last = url(st.Step+1), url(n)
 	}
 	for i := range n {
-		f, decisive := at(i)
-		sec, _ := l.Section(st.Lang, f.Narration...)
+		v, decisive := at(i)
 		b.Ticks = append(b.Ticks, views.Tick{
-			Step: i + 1, URL: url(i + 1), Current: i+1 == st.Step, Done: i+1 < st.Step, Decisive: decisive,
-			Title: fmt.Sprintf("%d · %s", i+1, fillHeadline(sec.Headline, l, st.Policy, f)),
+			URL: url(i + 1), Current: i+1 == st.Step, Done: i+1 < st.Step, Decisive: decisive,
+			Title: itoa(i+1) + " · " + v.headline(),
 		})
 	}
 	return b

@@ -1,8 +1,7 @@
 package web
 
 import (
-	"fmt"
-	"strconv"
+	"slices"
 	"strings"
 
 	"ctxsim/scenarios"
@@ -10,334 +9,435 @@ import (
 	"ctxsim/views"
 )
 
-// aboutKeys are the lesson-level narration sections, in display order.
-var aboutKeys = []string{"intro", "tokens-note", "boundaries", "lifetimes", "kinds", "why-tail", "why-code",
-	"raw-context", "replace-vs-append", "cache-story", "outcomes", "mistakes", "simplifications", "recordings"}
-
-// pageInput is what lessonPage needs to build one state's view model.
-type pageInput struct {
-	lesson *scenarios.Lesson
-	state  State
-	frames []sim.Frame
-}
+// The presenter: one frame of any lesson as a view model. It knows no
+// lesson and no mechanism: it lays out blocks (or call + result rows),
+// turns badges, panels, events and figures into words through the
+// catalog, and renders the narration the lesson gives for the frame.
 
 // lessonPage builds the view model of one lesson state.
 func (s *Server) lessonPage(in pageInput) (views.LessonPage, error) {
-	p := s.statePage(in)
-	modes, err := s.modes(in)
+	p, err := s.statePage(in)
 	if err != nil {
-		return views.LessonPage{}, err
+		return p, err
 	}
-	nav, err := s.navOf(in.lesson, in.state, in.frames, in.state.Step-1)
-	if err != nil {
-		return views.LessonPage{}, err
+	if p.Modes, err = s.modes(in); err != nil {
+		return p, err
 	}
-	p.Modes, p.Nav = modes, nav
-	return p, nil
+	p.Nav, err = s.navOf(in, in.state.Step-1)
+	return p, err
 }
 
 // statePage builds what one state shows, without the controls that lead to
 // other states (modes, view links): the window, memory, panels, narration
 // and steps. Comparisons and handouts need only this.
-func (s *Server) statePage(in pageInput) views.LessonPage {
+func (s *Server) statePage(in pageInput) (views.LessonPage, error) {
 	l, st := in.lesson, in.state
-	f := in.frames[st.Step-1]
-	ui := views.UIFor(st.Lang)
-	ph := phrasesFor(st.Lang)
+	v := newFrameView(l, st.Policy, in.run, st.Step-1, s.cat.For(st.Lang))
 	alt := st
 	alt.Lang = otherLang(st.Lang)
 	p := views.LessonPage{
-		Lang: st.Lang, UI: ui, Assets: s.assets.urls, Title: l.Title.In(st.Lang), LessonID: l.ID,
-		IndexURL: "/" + st.Lang + "/", URL: LessonURL(l.Lesson, st),
-		AltLang: views.Link{Label: ui.OtherLang, URL: LessonURL(l.Lesson, alt)},
-		Window:  s.windowView(l, st, f, ui, ph),
-		Steps:   stepBar(l, st, in.frames, ui),
+		Lang: st.Lang, UI: v.ui, Assets: s.assets.urls, Title: l.Title.In(st.Lang), LessonID: l.ID,
+		IndexURL: "/" + st.Lang + "/", URL: LessonURL(st),
+		AltLang: views.Link{Label: v.ui.T("ui.other-lang"), URL: LessonURL(alt)},
+		Window:  s.windowView(v),
+		Steps:   s.stepBar(in),
 		Source:  l.Source.In(st.Lang),
+		Panels:  s.panels(v),
 	}
-	switch l.Engine {
-	case sim.EngineContext:
-		p.Memory = memoryView(l, f, ui, ph)
-	case sim.EngineStatus:
-		s.statusExtras(in, &p)
-	case sim.EngineTiered:
-		s.tieredExtras(in, &p)
+	if v.f.Memory != nil {
+		p.Memory = memoryView(v)
 	}
-	p.Narration = narrationView(l, st, in.frames, ui, ph)
+	var err error
+	if p.Narration, err = s.narrationView(v); err != nil {
+		return p, err
+	}
 	p.Blocks = append(p.Blocks, p.Window.Blocks...)
 	if p.Window.Pending != nil {
 		p.Blocks = append(p.Blocks, *p.Window.Pending)
 	}
-	for _, k := range aboutKeys {
-		if sec, ok := l.Section(st.Lang, k); ok {
-			p.About = append(p.About, views.AboutSection{Key: k, Headline: sec.Headline, Body: sec.Body})
-		}
+	for _, k := range l.About {
+		p.About = append(p.About, s.aboutOf(l, v, k))
 	}
-	return p
+	return p, nil
 }
 
-func otherLang(lang string) string {
-	if lang == "ja" {
-		return "en"
+// aboutOf renders one about section for a frame.
+func (s *Server) aboutOf(l *scenarios.Lesson, v *frameView, key string) views.AboutSection {
+	sec, _ := l.Section(v.ui.Lang, key)
+	h, body, err := sec.Render(v)
+	if err != nil {
+		s.log.Error("render about section", "lesson", l.ID, "key", key, "err", err)
 	}
-	return "ja"
+	return views.AboutSection{Key: strings.TrimPrefix(key, "about:"), Headline: h, Body: body}
 }
 
-func (s *Server) windowView(l *scenarios.Lesson, st State, f sim.Frame, ui views.UI, ph phrases) views.Window {
-	threshold := l.ThresholdTokens(st.Policy.ThresholdPercent)
-	lo := layoutOf(f.Blocks, l.Window, threshold)
+// about renders one about section for the first frame of a state's run.
+func (s *Server) about(l *scenarios.Lesson, st State, r *sim.Replay, key string) views.AboutSection {
+	return s.aboutOf(l, newFrameView(l, st.Policy, r, 0, s.cat.For(st.Lang)), key)
+}
+
+// windowView draws a frame's window to scale.
+func (s *Server) windowView(v *frameView) views.Window {
+	l, f := v.l, v.f
 	w := views.Window{
-		BoxU: lo.box, StackU: lo.stackU, ThresholdU: lo.threshold, EdgeU: lo.edge, OverflowU: lo.overflow,
-		ShowThreshold:  l.Engine == sim.EngineContext && st.Policy.Compaction,
-		ThresholdLabel: fmt.Sprintf("%d%% · %s", st.Policy.ThresholdPercent, kTokens(threshold)),
-		Meter:          sizeOf(l.Lesson, f.Total) + " / " + limitOf(l.Lesson),
-		MeterExact:     exact(f.Total) + " / " + exact(l.Window),
-		MeterPercent:   f.Total * 100 / l.Window,
-		MeterState:     "ok",
-		Error:          f.Error,
-		Compacting:     f.Kind == sim.FrameSelected || f.Kind == sim.FrameSummary,
-		BracketTopU:    lo.selTop, BracketU: lo.selU,
-		FitU: s.fit[l.ID],
+		Meter:      sizeOf(l.Lesson, f.Total) + " / " + limitOf(l.Lesson, l.Window),
+		MeterExact: exact(f.Total) + " / " + exact(l.Window),
+		MeterState: "ok",
+		Error:      f.Error,
+		FitU:       s.fit[l.ID],
 	}
 	switch {
 	case f.Total > l.Window || f.Error != "":
 		w.MeterState = "error"
-	case l.Engine == sim.EngineContext && st.Policy.Compaction && f.Total > threshold:
+	case f.Alert:
 		w.MeterState = "warn"
 	}
+	if f.Line != nil {
+		w.ShowThreshold = true
+		w.ThresholdLabel = v.ui.F(f.Line.Key, v.args(f.Figures))
+	}
+	if f.Legend != "" {
+		w.Legend = v.ui.F(f.Legend, v.args(f.Figures))
+	}
+	for _, e := range f.Events {
+		if e.Type == sim.EventRefused && e.Index != nil {
+			w.Error = "400 invalid_request_error · messages." + itoa(*e.Index)
+		}
+	}
 	if len(f.Blocks) == 0 {
-		w.Empty = ui.Empty
+		w.Empty = v.ui.T("ui.empty")
 	}
-	if l.Engine == sim.EngineStatus {
-		// The window is only a drawing scale here: the figure is the request.
-		w.Meter, w.MeterExact, w.MeterLabel = exact(f.Total), exact(f.Total), ui.MeterRequest
+	lineAt := 0
+	if f.Line != nil {
+		lineAt = f.Line.Tokens
 	}
-	for i, b := range f.Blocks {
-		w.Blocks = append(w.Blocks, s.blockView(l.Lesson, b, lo.heights[i], st.Lang, ui, ph))
+	if l.Draw == scenarios.DrawPairs {
+		s.rowsInto(v, &w, lineAt)
+	} else {
+		s.blocksInto(v, &w, lineAt)
 	}
 	if f.Pending != nil {
-		pv := s.blockView(l.Lesson, *f.Pending, 0, st.Lang, ui, ph)
+		pv := s.blockView(v, f.Pending, 0)
 		pv.Anchor = "sheet-pending-" + pv.ID
 		w.Pending = &pv
 	}
 	return w
 }
 
-func (s *Server) blockView(l *sim.Lesson, b sim.Block, heightU int, lang string, ui views.UI, ph phrases) views.BlockView {
-	label := b.Label.In(lang)
-	if label == "" {
-		label = ui.Kinds[string(b.Kind)]
+// blocksInto draws one block per message.
+func (s *Server) blocksInto(v *frameView, w *views.Window, lineAt int) {
+	f := v.f
+	lo := layoutOf(f.Blocks, v.l.Window, lineAt)
+	w.BoxU, w.ThresholdU, w.EdgeU, w.OverflowU = lo.box, lo.threshold, lo.edge, lo.overflow
+	w.BracketTopU, w.BracketU = lo.selTop, lo.selU
+	for i := range f.Blocks {
+		w.Blocks = append(w.Blocks, s.blockView(v, &f.Blocks[i], lo.heights[i]))
+		w.Compacting = w.Compacting || f.Blocks[i].Selected || (f.Decisive && f.Blocks[i].Touched)
 	}
-	v := views.BlockView{
+}
+
+// rowsInto draws a tool call and its result as one row.
+func (s *Server) rowsInto(v *frameView, w *views.Window, lineAt int) {
+	rows := rowsOf(v.f.Blocks)
+	lo := rowsLayout(rows, v.l.Window, lineAt)
+	w.BoxU, w.ThresholdU, w.EdgeU, w.OverflowU = lo.box, lo.threshold, lo.edge, lo.overflow
+	for i, r := range rows {
+		bv := s.blockView(v, r.main, lo.heights[i])
+		w.Compacting = w.Compacting || (v.f.Decisive && r.main.Touched)
+		if r.call != nil {
+			bv.Tokens, bv.Size, bv.Exact = r.tokens, sizeOf(v.l.Lesson, r.tokens), exact(r.tokens)
+			bv.Label, bv.RoleLabel = shortLabel(bv.Label), ""
+			bv.New = r.call.New || r.main.New
+			bv.Cached = r.call.Cached && r.main.Cached
+			bv.FirstChanged = r.call.FirstChanged || r.main.FirstChanged
+			bv.Content = sheetText(v, r.call, r.main)
+			if lo.heights[i] < minBlockU {
+				bv.Size = "" // a thin row has room for its name and tier only; the table has the size
+				bv.Badges = majorBadges(bv.Badges)
+			}
+			bv.Description = bv.Label + " · " + strings.Join(append([]string{bv.KindLabel, bv.Exact}, badgeTexts(bv.Badges)...), " · ")
+		} else if r.main.Kind == sim.KindToolCall {
+			bv.Badges = append(bv.Badges, views.Badge{Text: v.ui.T("badge.no-result"), Tone: "warn"}, views.Badge{Text: r.main.ToolUseID, Tone: "info"})
+		}
+		w.Blocks = append(w.Blocks, bv)
+	}
+}
+
+// sheetText is what a row's sheet shows: the call, then the result as the
+// model sees it now.
+func sheetText(v *frameView, call, result *sim.Block) string {
+	chars, _ := result.Attr("chars")
+	return "tool_use " + call.ToolUseID + "\n" + call.Content + "\n\ntool_result (" + v.ui.T("kind."+string(result.Kind)) +
+		" · " + exact(chars) + ")\n" + strings.TrimRight(result.Content, "\n")
+}
+
+// blockView is one block as drawn, with its sheet.
+func (s *Server) blockView(v *frameView, b *sim.Block, heightU int) views.BlockView {
+	ui := v.ui
+	label := v.label(b)
+	bv := views.BlockView{
 		ID: b.ID, Anchor: "sheet-" + b.ID, Role: string(b.Role), Kind: string(b.Kind),
-		RoleLabel: ui.Roles[string(b.Role)], KindLabel: ui.Kinds[string(b.Kind)],
-		Label: label, Size: sizeOf(l, b.Tokens), Exact: exact(b.Tokens), HeightU: heightU,
+		RoleLabel: ui.T("role." + string(b.Role)), KindLabel: ui.T("kind." + string(b.Kind)),
+		Label: label, Size: sizeOf(v.l.Lesson, b.Tokens), Exact: exact(b.Tokens), Tokens: b.Tokens, HeightU: heightU,
 		Small: heightU < 2*minBlockU, Roomy: heightU >= 3*minBlockU, Thin: heightU < minBlockU, Hair: heightU < minBlockU*2/3,
-		New: b.New, Selected: b.Selected,
-		Cached: b.Cached, FirstChanged: b.FirstChanged, SizeNote: ui.TokensNote,
-		Content: strings.TrimRight(b.Content, "\n"), Transition: b.ID,
+		New: b.New, Selected: b.Selected, Touched: b.Touched, Cached: b.Cached, FirstChanged: b.FirstChanged,
+		Summary: b.Spotlight, Mechanical: b.Summary != nil && b.Summary.Mechanical,
+		Content: strings.TrimRight(b.Content, "\n"), Transition: b.ID, Provenance: v.provenance(b),
+		SizeNote: ui.T("ui.tokens-note." + sizing(v.l)),
+	}
+	for _, bd := range b.Badges {
+		bv.Badges = append(bv.Badges, views.Badge{Text: v.msg(sim.Msg{Key: "badge." + bd.Key, Args: bd.Args}), Tone: bd.Tone, Minor: bd.Minor})
 	}
 	if b.Content != "" {
 		n := exact(s.tok.Count(b.Content))
-		v.Excerpt = fmt.Sprintf("%s (%s)", n, ui.ExcerptCount)
-		v.ExcerptShort = fmt.Sprintf(ui.ExcerptShort, n)
+		bv.Excerpt = n + " (" + ui.T("ui.excerpt-count") + ")"
+		bv.ExcerptShort = ui.F("ui.excerpt-short", map[string]string{"n": n})
 	}
+	bv.Description = strings.Join([]string{bv.RoleLabel, bv.KindLabel, label, bv.Size}, " · ")
+	if bv.ExcerptShort != "" {
+		bv.Description += " · " + bv.ExcerptShort
+	}
+	return bv
+}
+
+func sizing(l *scenarios.Lesson) string {
+	if l.Counted {
+		return "counted"
+	}
+	return "trace"
+}
+
+// provenance says where a block's text comes from.
+func (v *frameView) provenance(b *sim.Block) string {
 	switch {
-	case b.Summary != nil:
-		v.Summary, v.Mechanical = true, b.Summary.Mechanical
-		v.Provenance = b.Summary.Provenance.In(lang)
-	case b.Kind == sim.KindMemory:
-		v.Provenance = ""
-	case l.Engine == sim.EngineContext:
-		v.Provenance = fmt.Sprintf(ph.authored, kTokens(b.Tokens))
-	default:
-		v.Provenance = ph.authoredCounted
+	case b.Summary != nil && !b.Summary.Mechanical:
+		return b.Summary.Provenance.In(v.ui.Lang)
+	case b.Origin.Key == "":
+		return ""
+	case b.Origin.Key == sim.OriginAuthored:
+		return v.ui.F("origin.authored."+sizing(v.l), map[string]string{"size": sizeOf(v.l.Lesson, b.Tokens)})
 	}
-	if l.Engine != sim.EngineContext {
-		v.SizeNote = ui.TokensNoteCounted
-	}
-	v.Description = fmt.Sprintf("%s · %s · %s · %s", v.RoleLabel, v.KindLabel, label, v.Size)
-	if v.ExcerptShort != "" {
-		v.Description += " · " + v.ExcerptShort
-	}
-	return v
+	return v.msg(sim.Msg{Key: "origin." + b.Origin.Key, Args: b.Origin.Args})
 }
 
-func memoryView(l *scenarios.Lesson, f sim.Frame, ui views.UI, ph phrases) views.MemoryPanel {
-	m := views.MemoryPanel{
-		Enabled: f.MemoryEnabled, Path: l.Memory.Path,
-		HasCopy:   f.MemoryInjected != nil,
-		Changed:   len(f.MemoryNew) > 0 && f.MemoryInjected != nil,
-		FileBadge: ui.Changed, CopyBadge: ui.Snapshot,
-	}
-	for _, line := range f.MemoryFile {
-		m.Lines = append(m.Lines, views.MemoryLine{Text: line, New: m.Changed && contains(f.MemoryNew, line)})
-	}
-	for _, b := range f.Blocks {
-		if b.Kind == sim.KindMemory {
-			m.Note = fmt.Sprintf(ph.memoryCopy, kTokens(b.Tokens), len(f.MemoryInjected))
-		}
-	}
-	if f.Session > 0 && f.MemoryInjected == nil && f.MemoryEnabled && len(f.Blocks) == 0 {
-		// Between sessions the file is what the next session's copy is made
-		// from: give it the next copy's transition name so it slides in.
-		m.Transition = fmt.Sprintf("memory-%d", f.Session+1)
-	}
-	return m
+func majorBadges(bs []views.Badge) []views.Badge {
+	return slices.DeleteFunc(slices.Clone(bs), func(b views.Badge) bool { return b.Minor })
 }
 
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
-}
-
-func narrationView(l *scenarios.Lesson, st State, frames []sim.Frame, ui views.UI, ph phrases) views.Narration {
-	f := frames[st.Step-1]
-	sec, _ := l.Section(st.Lang, f.Narration...)
-	n := views.Narration{
-		Headline: fillHeadline(sec.Headline, l, st.Policy, f),
-		Body:     sec.Body,
-		Kicker:   fmt.Sprintf(ph.kicker, st.Step, len(frames)),
-	}
-	if f.Session > 0 && len(f.Blocks) > 0 {
-		n.Kicker += " · " + fmt.Sprintf(ph.session, f.Session)
-	} else if len(f.Blocks) == 0 {
-		n.Kicker += " · " + ph.between
-	}
-	n.Changes = changesOf(l, st, f, ph)
-	return n
-}
-
-// fillHeadline replaces the {placeholders} of a narration headline with the
-// frame's figures, computing only those the headline uses.
-func fillHeadline(h string, l *scenarios.Lesson, p sim.Policy, f sim.Frame) string {
-	if !strings.Contains(h, "{") {
-		return h
-	}
-	c := f.Compaction
-	values := []struct {
-		key   string
-		value func() string
-	}{
-		{"{total}", func() string { return sizeOf(l.Lesson, f.Total) }},
-		{"{window}", func() string { return limitOf(l.Lesson) }},
-		{"{threshold}", func() string { return sizeOf(l.Lesson, l.ThresholdTokens(p.ThresholdPercent)) }},
-		{"{pct}", func() string { return strconv.Itoa(p.ThresholdPercent) + "%" }},
-		{"{before}", func() string { return sizeOf(l.Lesson, c.Before) }},
-		{"{after}", func() string { return sizeOf(l.Lesson, c.After) }},
-		{"{count}", func() string { return strconv.Itoa(c.Count) }},
-		{"{summary}", func() string { return sizeOf(l.Lesson, c.Summary) }},
-	}
-	for i, v := range values {
-		if i >= 4 && c == nil {
-			break
-		}
-		if strings.Contains(h, v.key) {
-			h = strings.ReplaceAll(h, v.key, v.value())
-		}
-	}
-	return h
-}
-
-// changesOf lists what changed in f, computed from its events and blocks.
-func changesOf(l *scenarios.Lesson, st State, f sim.Frame, ph phrases) []string {
-	var out []string
-	threshold := l.ThresholdTokens(st.Policy.ThresholdPercent)
-	for _, e := range f.Events {
-		switch e.Type {
-		case sim.EventSessionStart:
-			var parts []string
-			for _, b := range f.Blocks {
-				parts = append(parts, b.Label.In(st.Lang)+" "+kTokens(b.Tokens))
-			}
-			out = append(out, fmt.Sprintf(ph.sessionStart, f.Session, strings.Join(parts, " + ")))
-		case sim.EventMessage:
-			for _, b := range f.Blocks {
-				if b.ID == e.Block {
-					out = append(out, fmt.Sprintf(ph.added, sizeOf(l.Lesson, b.Tokens), b.Label.In(st.Lang)))
-				}
-			}
-		case sim.EventMemoryWrite:
-			out = append(out, fmt.Sprintf(ph.memWrite, strings.TrimPrefix(e.Line, "- "), kTokens(f.Total)))
-		case sim.EventMemoryOff:
-			out = append(out, fmt.Sprintf(ph.memOff, strings.TrimPrefix(e.Line, "- ")))
-		case sim.EventThresholdCrossed:
-			out = append(out, fmt.Sprintf(ph.crossed, kTokens(e.Tokens), kTokens(threshold), fmt.Sprintf("%d%%", st.Policy.ThresholdPercent)))
-		case sim.EventRangeSelected:
-			if f.Compaction != nil {
-				out = append(out, fmt.Sprintf(ph.selected, f.Compaction.Count, kTokens(e.Tokens)))
-			}
-		case sim.EventSummary:
-			if f.Compaction == nil {
-				continue
-			}
-			if f.Compaction.Mechanical {
-				out = append(out, fmt.Sprintf(ph.mechanical, kTokens(e.Tokens)))
-			} else {
-				out = append(out, fmt.Sprintf(ph.summary, kTokens(e.Tokens), st.Policy.Recording))
-			}
-		case sim.EventCompaction:
-			if c := f.Compaction; c != nil {
-				out = append(out, fmt.Sprintf(ph.replaced, c.Count, kTokens(c.Summary), kTokens(c.Before), kTokens(c.After)))
-			}
-		case sim.EventHeavyTail:
-			out = append(out, fmt.Sprintf(ph.heavyTail, kTokens(e.Tokens), kTokens(threshold)))
-		case sim.EventOverflow:
-			out = append(out, fmt.Sprintf(ph.overflow, e.Reason, kTokens(e.Tokens), kLimit(l.Window)))
-		case sim.EventSessionEnd:
-			out = append(out, fmt.Sprintf(ph.sessionEnd, kTokens(e.Tokens)))
-		case sim.EventLookup:
-			label := factLabel(l, e.Fact, st.Lang)
-			if e.Found != nil && *e.Found {
-				out = append(out, fmt.Sprintf(ph.found, label))
-			} else {
-				out = append(out, fmt.Sprintf(ph.missing, label))
-			}
-		case sim.EventCompactionSkipped:
-			out = append(out, fmt.Sprintf(ph.skipped, e.Reason))
-		case sim.EventStatusRemoved:
-			out = append(out, ph.statusOut)
-		case sim.EventStatusInjected:
-			out = append(out, fmt.Sprintf(ph.statusIn, sizeOf(l.Lesson, e.Tokens)))
-		case sim.EventToolCall:
-			for _, b := range f.Blocks {
-				if b.ID == e.Block {
-					out = append(out, fmt.Sprintf(ph.toolCall, sizeOf(l.Lesson, e.Tokens), b.Tool))
-				}
-			}
-		case sim.EventDecision:
-			out = append(out, ph.decision)
-		}
-	}
-	if c := f.Cache; c != nil {
-		out = append(out, cacheLine(l.Lesson, c, ph))
+func badgeTexts(bs []views.Badge) []string {
+	out := make([]string, len(bs))
+	for i, b := range bs {
+		out[i] = b.Text
 	}
 	return out
 }
 
-func factLabel(l *scenarios.Lesson, id, lang string) string {
-	for _, f := range l.Facts {
-		if f.ID == id {
-			return f.Label.In(lang)
-		}
+// shortLabel keeps a row's label readable in the narrow window column: the
+// tool, then the file name or the first words of the command.
+func shortLabel(label string) string {
+	tool, arg, ok := strings.Cut(label, " ")
+	if !ok {
+		return label
 	}
-	return id
+	if strings.Contains(arg, "/") && !strings.Contains(arg, " ") {
+		arg = arg[strings.LastIndex(arg, "/")+1:]
+	}
+	if r := []rune(arg); len(r) > 28 {
+		arg = string(r[:27]) + "…"
+	}
+	return tool + " " + arg
 }
 
-func cacheLine(l *sim.Lesson, c *sim.Cache, ph phrases) string {
-	reused, recomputed := sizeOf(l, c.ReusedTokens), sizeOf(l, c.RecomputedTokens)
-	switch c.Reason {
-	case sim.CacheCold:
-		return fmt.Sprintf(ph.cacheCold, recomputed)
-	case sim.CacheSystemChanged:
-		return fmt.Sprintf(ph.cacheSystem, recomputed)
-	case sim.CacheStatusReplaced:
-		return fmt.Sprintf(ph.cacheReplaced, reused, recomputed)
-	case sim.CacheRewritten:
-		return fmt.Sprintf(ph.cacheRewrite, reused, recomputed)
+// panels are the frame's panels and the run's, in words.
+func (s *Server) panels(v *frameView) []views.Panel {
+	all := append(append([]sim.Panel{}, v.f.Panels...), v.run.Panels...)
+	if v.f.Error != "" {
+		all = append([]sim.Panel{{ID: "refusal", Tone: "warn"}}, all...)
 	}
-	return fmt.Sprintf(ph.cacheAppend, reused, recomputed)
+	var out []views.Panel
+	for _, pn := range all {
+		vp := views.Panel{ID: pn.ID + "-panel", Title: v.ui.T("panel." + pn.ID + ".title"), Tone: pn.Tone}
+		if pn.ID == "refusal" {
+			vp.Note = v.f.Error
+		}
+		for _, r := range pn.Rows {
+			vp.Rows = append(vp.Rows, v.row(pn.ID, r))
+		}
+		var notes []string
+		for _, n := range pn.Notes {
+			notes = append(notes, v.msg(n))
+		}
+		if len(notes) > 0 {
+			vp.Note = strings.Join(notes, " ")
+		}
+		if pn.Section != "" {
+			sec, ok := v.l.Section(v.ui.Lang, pn.Section)
+			if !ok && len(pn.Rows) == 0 {
+				continue // prose the lesson does not give
+			}
+			if ok {
+				_, vp.Body, _ = sec.Render(v)
+			}
+		}
+		if pn.ID == "decision" {
+			out = append([]views.Panel{vp}, out...)
+			continue
+		}
+		out = append(out, vp)
+	}
+	return out
+}
+
+// row words one row of a panel.
+func (v *frameView) row(panel string, r sim.Row) views.PanelRow {
+	key := "panel." + panel + "." + r.Key
+	args := v.args(r.Values)
+	pr := views.PanelRow{Label: v.ui.F(key, args), Emph: r.Emph}
+	if v.ui.Has(key + ".value") {
+		pr.Value = v.ui.F(key+".value", args)
+	} else {
+		var parts []string
+		for _, g := range r.Values {
+			parts = append(parts, v.format(g))
+		}
+		pr.Value = strings.Join(parts, " · ")
+	}
+	if r.Note != nil {
+		pr.Note = v.msg(*r.Note)
+	}
+	return pr
+}
+
+// memoryView shows the memory file beside the window.
+func memoryView(v *frameView) views.MemoryPanel {
+	f, mem := v.f, v.f.Memory
+	m := views.MemoryPanel{
+		Enabled: mem.Enabled, Path: mem.Path,
+		HasCopy:   mem.Injected != nil,
+		Changed:   len(mem.New) > 0 && mem.Injected != nil,
+		FileBadge: v.ui.T("ui.changed"), CopyBadge: v.ui.T("ui.snapshot"),
+	}
+	for _, line := range mem.File {
+		m.Lines = append(m.Lines, views.MemoryLine{Text: line, New: m.Changed && slices.Contains(mem.New, line)})
+	}
+	for _, b := range f.Blocks {
+		if b.Kind == sim.KindMemory {
+			m.Note = v.ui.F("ui.copy-note", map[string]string{"size": sizeOf(v.l.Lesson, b.Tokens), "lines": itoa(len(mem.Injected))})
+		}
+	}
+	if f.Session > 0 && mem.Injected == nil && mem.Enabled && len(f.Blocks) == 0 {
+		// Between sessions the file is what the next session's copy is made
+		// from: give it the next copy's transition name so it slides in.
+		m.Transition = "memory-" + itoa(f.Session+1)
+	}
+	return m
+}
+
+// narrationView is the narration column of a frame.
+func (s *Server) narrationView(v *frameView) (views.Narration, error) {
+	_, h, body, err := v.narration()
+	if err != nil {
+		return views.Narration{}, err
+	}
+	return views.Narration{Headline: h, Body: body, Kicker: v.kicker(), Changes: v.changes()}, nil
+}
+
+// kicker is the line above the headline: the step, and the session when the
+// lesson has several.
+func (v *frameView) kicker() string {
+	k := v.ui.F("ui.step-of", map[string]string{"step": itoa(v.i + 1), "total": itoa(len(v.frames))})
+	switch {
+	case len(v.f.Blocks) == 0:
+		k += " · " + v.ui.T("ui.between")
+	case v.l.Sessions() > 1:
+		k += " · " + v.ui.F("ui.session", map[string]string{"n": itoa(v.f.Session)})
+	}
+	return k
+}
+
+// headline is a frame's narration headline alone (for tick titles and
+// speaker notes).
+func (v *frameView) headline() string {
+	sec, ok := v.l.Section(v.ui.Lang, append(append([]string{}, v.f.Narration...), "@"+string(v.f.Kind))...)
+	if !ok {
+		return ""
+	}
+	h, _ := sec.RenderHeadline(v)
+	return h
+}
+
+// changes lists what changed in the frame, one catalog sentence per event
+// (a call and its result are one), then the cache reading.
+func (v *frameView) changes() []string {
+	f := v.f
+	var out []string
+	pair := map[string]bool{}
+	for _, e := range f.Events {
+		if e.Type == sim.EventToolCall {
+			pair[e.Block] = true
+			if b, ok := f.Block(e.Block); ok {
+				for _, x := range f.Blocks {
+					if x.Role == sim.RoleTool && x.ToolUseID == b.ToolUseID {
+						pair[x.ID] = true
+					}
+				}
+			}
+		}
+	}
+	for _, e := range f.Events {
+		if e.Type == sim.EventMessage && pair[e.Block] {
+			continue
+		}
+		key := "event." + e.Type
+		switch {
+		case e.Found != nil && *e.Found:
+			key += ".found"
+		case e.Found != nil:
+			key += ".missing"
+		case e.Variant != "":
+			key += "." + e.Variant
+		}
+		if !v.ui.Has(key) {
+			continue
+		}
+		out = append(out, v.ui.F(key, v.eventArgs(e)))
+	}
+	if c := f.Cache; c != nil && f.Error == "" {
+		out = append(out, v.ui.F("cache.line."+c.Reason, v.args(f.Figures)))
+	}
+	return out
+}
+
+// eventArgs are the values an event's sentence may use: the event's own,
+// its block's and the frame's figures.
+func (v *frameView) eventArgs(e sim.Event) map[string]string {
+	args := v.args(append(append([]sim.Figure{}, v.f.Figures...), v.run.Figures...))
+	args["tokens"] = sizeOf(v.l.Lesson, e.Tokens)
+	args["reason"] = e.Reason
+	args["line"] = strings.TrimPrefix(e.Line, "- ")
+	args["session"] = itoa(v.f.Session)
+	args["tier"] = itoa(e.Tier)
+	if e.Index != nil {
+		args["index"] = itoa(*e.Index)
+	}
+	for _, fct := range v.l.Facts {
+		if fct.ID == e.Fact {
+			args["fact"] = fct.Label.In(v.ui.Lang)
+		}
+	}
+	if b, ok := v.f.Block(e.Block); ok {
+		args["label"] = v.label(b)
+		args["tool"] = b.Tool
+		if sum := b.Summary; sum != nil {
+			args["version"], args["versions"] = itoa(sum.Version), itoa(sum.Versions)
+		}
+	}
+	if e.Type == sim.EventSessionStart {
+		var parts []string
+		for i := range v.f.Blocks {
+			parts = append(parts, v.label(&v.f.Blocks[i])+" "+sizeOf(v.l.Lesson, v.f.Blocks[i].Tokens))
+		}
+		args["blocks"] = strings.Join(parts, " + ")
+	}
+	return args
 }

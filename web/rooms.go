@@ -7,13 +7,11 @@ package web
 // page re-publishes it and the audience lands on it again.
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"io"
 	"net/http"
-	"regexp"
 	"strings"
 	"sync"
 	"time"
@@ -29,33 +27,19 @@ const (
 	roomWriteWait = 10 * time.Second // one event write: a client that takes longer is dropped
 )
 
-// roomRoutes registers the presenter-room and audience-follow routes. The
-// store lives as long as e: handlers hold it, no global does.
-func (s *Server) roomRoutes(e *echo.Echo) {
-	s.mountRooms(e, newMemoryRooms(time.Now, roomTTL, roomLimit), e)
-}
-
-// mountRooms registers the room routes on e with store. pages serves the
-// lesson pages: a published state must be one of them.
-func (s *Server) mountRooms(e *echo.Echo, store RoomStore, pages http.Handler) *roomService {
-	rs := &roomService{s: s, store: store, pages: pages, heartbeat: roomHeartbeat, shutdowns: map[*http.Server]chan struct{}{}}
+// newRooms is the room service over store. Its routes are in routes.go.
+func (s *Server) newRooms(store RoomStore) *roomService {
+	rs := &roomService{s: s, store: store, heartbeat: roomHeartbeat, shutdowns: map[*http.Server]chan struct{}{}}
 	if len(s.lessons.list) > 0 {
 		l := s.lessons.list[0]
-		rs.example = LessonURL(l.Lesson, State{Lang: "en", Lesson: l.ID, Policy: l.DefaultPolicy(), Step: 1})
+		rs.example = LessonURL(State{Lang: "en", Lesson: l.ID, Policy: l.DefaultPolicy(), Step: 1})
 	}
-	e.POST("/rooms", rs.api(rs.create))             // presenter: open a room → {code, key, join_url, state}
-	e.GET("/rooms/:code", rs.api(rs.current))       // the room's current state: {code, state}
-	e.PUT("/rooms/:code", rs.api(rs.publish))       // presenter: {key, state}; re-creates a room lost in a restart
-	e.DELETE("/rooms/:code", rs.api(rs.close))      // presenter: {key}; ends the room for everyone
-	e.GET("/rooms/:code/events", rs.api(rs.events)) // audience: text/event-stream, one "state" event per publish
-	e.GET("/join/:code", rs.join)                   // audience: redirect to the current state + #follow=CODE
 	return rs
 }
 
 type roomService struct {
 	s         *Server
 	store     RoomStore
-	pages     http.Handler
 	heartbeat time.Duration
 	example   string // a state URL, for error messages
 
@@ -75,40 +59,6 @@ type roomJSON struct {
 type roomRequest struct {
 	Key   string `json:"key"`
 	State string `json:"state"`
-}
-
-// api answers a room API error with a JSON body, like /api/ does.
-func (rs *roomService) api(h echo.HandlerFunc) echo.HandlerFunc {
-	return func(c echo.Context) error {
-		err := h(c)
-		if err == nil || c.Response().Committed {
-			return err
-		}
-		status, body := rs.classify(err)
-		if status >= 500 {
-			rs.s.log.Error("room request failed", "path", c.Request().URL.Path, "err", err)
-		}
-		hdr := c.Response().Header()
-		hdr.Set("Cache-Control", "no-store")
-		if status == http.StatusServiceUnavailable {
-			hdr.Set("Retry-After", "60")
-		}
-		return c.JSON(status, body)
-	}
-}
-
-func (rs *roomService) classify(err error) (int, errorBody) {
-	switch {
-	case errors.Is(err, ErrNoRoom):
-		return http.StatusNotFound, errorBody{Error: err.Error()}
-	case errors.Is(err, ErrRoomKey):
-		return http.StatusForbidden, errorBody{Error: ErrRoomKey.Error(), Param: "key"}
-	case errors.Is(err, ErrRoomsFull):
-		return http.StatusServiceUnavailable, errorBody{Error: "too many open rooms, try again later"}
-	}
-	status, body := rs.s.classify(err)
-	body.Lessons = nil
-	return status, body
 }
 
 func roomCodeParam(c echo.Context) (string, error) {
@@ -135,54 +85,22 @@ func roomKeyParam(k string) error {
 	return nil
 }
 
-// roomStatePath is the shape of a lesson state URL (LessonURL), view
-// included; group 1 is the state without its view.
-var roomStatePath = regexp.MustCompile(`^(/[a-z]{2}/[a-z0-9][a-z0-9-]{0,63}/[a-z0-9.-]{1,200}(?:/vs/[a-z0-9.-]{1,200})?/[1-9][0-9]{0,5})(?:/(?:` +
-	ViewPresent + `|` + ViewNotes + `))?$`)
-
 // checkState accepts only the canonical URL of a lesson state this site
 // serves, and returns it without a view suffix: the audience follows the
-// state, each in the view it chose, and never gets the speaker notes.
-// Rather than re-implement the lesson routes, it asks them: the page must
-// answer 200 and name itself by the same URL (data-state-url), which also
-// turns away non-canonical spellings that followers could not match.
-func (rs *roomService) checkState(ctx context.Context, v string) (string, error) {
+// state, each in the view it chose, and never gets the speaker notes. It
+// parses the URL with the page routes' own parser, so non-canonical
+// spellings that followers could not match are turned away.
+func (rs *roomService) checkState(v string) (string, error) {
 	bad := badParam("state", "the path of a lesson state, like "+rs.example)
-	m := roomStatePath.FindStringSubmatch(v)
-	if m == nil {
+	if len(v) > 1024 || !strings.HasPrefix(v, "/") {
 		return "", bad
 	}
-	state := m[1]
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, state, nil)
-	if err != nil {
+	st, _, err := rs.s.ParseStateURL(v)
+	if err != nil || LessonURL(st) != v {
 		return "", bad
 	}
-	w := &probeWriter{header: http.Header{}}
-	rs.pages.ServeHTTP(w, req)
-	if w.status != http.StatusOK || !bytes.Contains(w.body.Bytes(), []byte(`data-state-url="`+state+`"`)) {
-		return "", bad
-	}
-	return state, nil
-}
-
-// probeWriter records the status and body of an in-process request.
-type probeWriter struct {
-	header http.Header
-	status int
-	body   bytes.Buffer
-}
-
-func (w *probeWriter) Header() http.Header { return w.header }
-
-func (w *probeWriter) WriteHeader(code int) {
-	if w.status == 0 {
-		w.status = code
-	}
-}
-
-func (w *probeWriter) Write(b []byte) (int, error) {
-	w.WriteHeader(http.StatusOK)
-	return w.body.Write(b)
+	st.View = ""
+	return LessonURL(st), nil
 }
 
 func (rs *roomService) create(c echo.Context) error {
@@ -194,7 +112,7 @@ func (rs *roomService) create(c echo.Context) error {
 	var state string
 	if in.State != "" {
 		var err error
-		if state, err = rs.checkState(ctx, in.State); err != nil {
+		if state, err = rs.checkState(in.State); err != nil {
 			return err
 		}
 	}
@@ -246,7 +164,7 @@ func (rs *roomService) publish(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	state, err := rs.checkState(ctx, in.State)
+	state, err := rs.checkState(in.State)
 	if err != nil {
 		return err
 	}
@@ -277,7 +195,7 @@ func (rs *roomService) join(c echo.Context) error {
 	}
 	state, err := rs.store.Current(c.Request().Context(), code)
 	if errors.Is(err, ErrNoRoom) {
-		return &NotFoundError{What: "room " + quote(code)}
+		return notFound("room " + quote(code))
 	} else if err != nil {
 		return err
 	}

@@ -2,22 +2,29 @@ package web
 
 import "github.com/labstack/echo/v4"
 
-// routes is the whole URL surface of ctxsim, one line per route.
+// routes is the whole URL surface of ctxsim, one line per route. Every
+// GET route answers HEAD too.
 func (s *Server) routes(e *echo.Echo) {
-	e.GET("/", s.index)                           // lesson list, language from cookie or Accept-Language
-	e.GET("/healthz", s.healthz)                  // liveness for process supervisors
-	e.GET("/static/:file", s.static)              // content-hashed CSS and JS, immutable
-	e.GET("/api/lessons", s.apiLessons)           // JSON [{id, title}]
-	e.GET("/api/lessons/:id/frames", s.apiFrames) // JSON frames of a lesson under a policy (query)
-	// rooms: presenter and audience (web/rooms.go)
-	s.roomRoutes(e)
-	e.GET("/:lang", s.langOrLesson)                                        // /en, /ja: index; /<lesson>: redirect to a language
-	e.GET("/:lang/", s.langOrLesson)                                       // same, with a trailing slash
-	e.GET("/:lang/:lesson", s.lessonStart)                                 // redirect to the default state, step 1
-	e.GET("/:lang/:lesson/:policy", s.lessonStart)                         // redirect to step 1 of that policy
-	e.GET("/:lang/:lesson/:policy/handout", s.handout)                     // printable handout: key frames and narration
-	e.GET("/:lang/:lesson/:policy/:step", s.lessonState)                   // one state of a lesson: the page
-	e.GET("/:lang/:lesson/:policy/:step/:view", s.lessonState)             // the same state: present | notes
-	e.GET("/:lang/:lesson/:policy/vs/:policyB/:step", s.lessonState)       // two policies side by side
-	e.GET("/:lang/:lesson/:policy/vs/:policyB/:step/:view", s.lessonState) // the comparison on a projector
+	get := func(path string, h echo.HandlerFunc) { e.GET(path, h); e.HEAD(path, h) }
+	get("/", s.index)                           // lesson list, language from cookie or Accept-Language
+	get("/healthz", s.healthz)                  // liveness for process supervisors
+	get("/static/:file", s.static)              // content-hashed CSS and JS, immutable
+	get("/api/lessons", s.apiLessons)           // JSON [{id, title}]
+	get("/api/lessons/:id/frames", s.apiFrames) // JSON frames of a lesson under a policy (query)
+	r := s.rooms
+	e.POST("/rooms", r.create)               // presenter: open a room → {code, key, join_url, state}
+	get("/rooms/:code", r.current)           // the room's current state: {code, state}
+	e.PUT("/rooms/:code", r.publish)         // presenter: {key, state}; re-creates a room lost in a restart
+	e.DELETE("/rooms/:code", r.close)        // presenter: {key}; ends the room for everyone
+	e.GET("/rooms/:code/events", r.events)   // audience: text/event-stream, one "state" event per publish
+	get("/join/:code", r.join)               // audience: redirect to the current state + #follow=CODE
+	get("/:lang", s.langOrLesson)            // /en, /ja: index; /<lesson>: redirect to a language
+	get("/:lang/", s.langOrLesson)           // same, with a trailing slash
+	get("/:lang/:lesson", s.lessonStart)     // redirect to the default state, step 1
+	get("/:lang/:lesson/:policy", s.lessonStart)               // redirect to step 1 of that policy
+	get("/:lang/:lesson/:policy/handout", s.handout)           // printable handout: key frames and narration
+	get("/:lang/:lesson/:policy/:step", s.lessonState)         // one state of a lesson: the page
+	get("/:lang/:lesson/:policy/:step/:view", s.lessonState)   // the same state: present | notes
+	get("/:lang/:lesson/:policy/vs/:b/:step", s.lessonState)   // two policies side by side
+	get("/:lang/:lesson/:policy/vs/:b/:step/:view", s.lessonState) // the comparison on a projector
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/labstack/echo/v4"
 	"github.com/labstack/echo/v4/middleware"
 
+	"ctxsim/catalog"
 	"ctxsim/scenarios"
 	"ctxsim/sim"
 )
@@ -19,8 +20,10 @@ import (
 // Config is what a Server is built from.
 type Config struct {
 	Lessons []*scenarios.Lesson
-	Tokens  sim.Tokenizer // counts excerpt text; shared, safe for concurrent use
+	Tokens  sim.Tokenizer // counts texts; shared, safe for concurrent use
 	Log     *slog.Logger
+	Catalog *catalog.Catalog // the page's words; the built-in catalog when nil
+	Rooms   RoomStore        // where rooms live; in memory when nil
 }
 
 // Server serves the lessons. It is immutable after New and safe for
@@ -29,10 +32,12 @@ type Server struct {
 	echo    *echo.Echo
 	lessons lessonSet
 	tok     sim.Tokenizer
-	presets map[runKey][]sim.Frame   // every preset policy, run once at start-up
-	fit     map[string]int           // per lesson: the tallest window box of its preset runs, in u
-	costs   map[runKey]sim.CostModel // status lessons: the cost model of every preset (status off)
+	cat     *catalog.Catalog
+	presets map[runKey]*sim.Replay // every preset policy, run once at start-up
+	fit     map[string]int         // per lesson: the tallest window box of its preset runs, in u
 	assets  assetSet
+	page500 map[string][]byte // the 500 page per language, rendered at start-up
+	rooms   *roomService
 	log     *slog.Logger
 }
 
@@ -47,13 +52,21 @@ type runKey struct {
 }
 
 // New builds a Server: it runs every preset policy of every lesson once,
-// counts the excerpt tokens of every block those runs show, and builds the
-// static assets.
+// renders every frame's narration in every language (a placeholder or a
+// condition a frame cannot resolve stops start-up with its file and line),
+// counts the texts those runs show, and builds the static assets.
 func New(cfg Config) (*Server, error) {
 	if cfg.Log == nil {
 		cfg.Log = discardLogger()
 	}
-	s := &Server{tok: cfg.Tokens, log: cfg.Log, presets: map[runKey][]sim.Frame{}, fit: map[string]int{}, costs: map[runKey]sim.CostModel{},
+	if cfg.Catalog == nil {
+		c, err := catalog.Load()
+		if err != nil {
+			return nil, err
+		}
+		cfg.Catalog = c
+	}
+	s := &Server{tok: cfg.Tokens, log: cfg.Log, cat: cfg.Catalog, presets: map[runKey]*sim.Replay{}, fit: map[string]int{},
 		lessons: lessonSet{byID: map[string]*scenarios.Lesson{}}}
 	for _, l := range cfg.Lessons {
 		if _, dup := s.lessons.byID[l.ID]; dup {
@@ -61,40 +74,56 @@ func New(cfg Config) (*Server, error) {
 		}
 		s.lessons.list = append(s.lessons.list, l)
 		s.lessons.byID[l.ID] = l
-		for _, p := range sim.PresetPolicies(l.Lesson) {
-			frames, err := sim.Run(l.Lesson, p, cfg.Tokens)
-			if err != nil {
-				return nil, fmt.Errorf("run lesson %s: %w", l.ID, err)
-			}
-			s.presets[runKey{l.ID, p}] = frames
-			s.warm(frames)
-			for _, f := range frames {
-				lo := layoutOf(f.Blocks, l.Window, l.ThresholdTokens(p.ThresholdPercent))
-				s.fit[l.ID] = max(s.fit[l.ID], lo.box)
-			}
-			if l.Engine == sim.EngineStatus && p.Status == "off" && !p.Clock {
-				s.costs[runKey{l.ID, p}] = sim.StatusCostModel(l.Lesson, p, cfg.Tokens)
-			}
-		}
-	}
-	for _, l := range s.lessons.list {
-		if l.Engine == sim.EngineTiered {
-			s.fit[l.ID] = s.tieredFit(l) // rows, not blocks: see present_tiered.go
+		if err := s.prepare(l); err != nil {
+			return nil, err
 		}
 	}
 	var err error
-	if s.assets, err = buildAssets(s.blockIDs()); err != nil {
+	if s.assets, err = buildAssets(s.blockIDs(), s.cat.Script()); err != nil {
 		return nil, err
 	}
+	if err := s.prerender500(); err != nil {
+		return nil, fmt.Errorf("render the 500 page: %w", err)
+	}
+	store := cfg.Rooms
+	if store == nil {
+		store = newMemoryRooms(time.Now, roomTTL, roomLimit)
+	}
+	s.rooms = s.newRooms(store)
 	s.echo = s.newEcho()
 	return s, nil
+}
+
+// prepare runs every preset policy of l, checks that every frame's
+// narration renders in every language, and measures the drawing scale.
+func (s *Server) prepare(l *scenarios.Lesson) error {
+	for _, p := range l.PresetPolicies() {
+		r, err := sim.Run(l.Lesson, p, s.tok)
+		if err != nil {
+			return fmt.Errorf("run lesson %s: %w", l.ID, err)
+		}
+		s.presets[runKey{l.ID, p}] = r
+		for i, f := range r.Frames {
+			s.warm(f)
+			s.fit[l.ID] = max(s.fit[l.ID], fitOf(l, f))
+			for _, lang := range languages() {
+				if err := s.checkNarration(l, p, r, i, lang); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	if l.Draw == scenarios.DrawPairs {
+		s.fit[l.ID] += fitMarginU
+	}
+	return nil
 }
 
 // blockIDs lists every block id of every preset run, for view transitions.
 func (s *Server) blockIDs() []string {
 	var ids []string
-	for _, frames := range s.presets {
-		for _, f := range frames {
+	for _, r := range s.presets {
+		for _, f := range r.Frames {
 			for _, b := range f.Blocks {
 				ids = append(ids, b.ID)
 			}
@@ -107,22 +136,20 @@ func (s *Server) blockIDs() []string {
 }
 
 // warm counts every text once now, so pages never wait for the tokenizer.
-func (s *Server) warm(frames []sim.Frame) {
-	for _, f := range frames {
-		for _, b := range f.Blocks {
-			s.tok.Count(b.Content)
-		}
-		if f.Pending != nil {
-			s.tok.Count(f.Pending.Content)
-		}
+func (s *Server) warm(f sim.Frame) {
+	for _, b := range f.Blocks {
+		s.tok.Count(b.Content)
+	}
+	if f.Pending != nil {
+		s.tok.Count(f.Pending.Content)
 	}
 }
 
-// run returns the frames of l under p: from the start-up runs for preset
+// run returns l replayed under p: from the start-up runs for preset
 // policies, computed now for any other.
-func (s *Server) run(l *scenarios.Lesson, p sim.Policy) ([]sim.Frame, error) {
-	if f, ok := s.presets[runKey{l.ID, p}]; ok {
-		return f, nil
+func (s *Server) run(l *scenarios.Lesson, p sim.Policy) (*sim.Replay, error) {
+	if r, ok := s.presets[runKey{l.ID, p}]; ok {
+		return r, nil
 	}
 	return sim.Run(l.Lesson, p, s.tok)
 }

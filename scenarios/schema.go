@@ -1,0 +1,197 @@
+package scenarios
+
+import (
+	"gopkg.in/yaml.v3"
+
+	"ctxsim/sim"
+)
+
+// The raw* types mirror the files of a lesson directory; decoding rejects
+// unknown fields. One schema serves every lesson: a lesson names its
+// mechanisms and gives one common trace.
+
+type rawLesson struct {
+	ID     string   `yaml:"id"`
+	Order  int      `yaml:"order"`
+	Title  sim.Text `yaml:"title"`
+	Source sim.Text `yaml:"source"`
+	Window int      `yaml:"window"`
+	// Sizes: "trace" (every message gives its size) or "counted" (the
+	// o200k_base count of each text).
+	Sizes string `yaml:"sizes"`
+	// Draw is how the page draws the window: blocks (one per message, the
+	// default) or pairs (a tool call and its result share a row: dozens of
+	// iterations fit a projector).
+	Draw string `yaml:"draw"`
+	// Policy lists the parameters in URL order (default: the mechanisms').
+	Policy     []string      `yaml:"policy"`
+	Mechanisms rawMechanisms `yaml:"mechanisms"`
+	Facts      []rawFact     `yaml:"facts"`
+	System     rawMessage    `yaml:"system"`
+	Trace      []rawStep     `yaml:"trace"`
+	// Generate is read by tools/gentrace only: what it needs to generate
+	// result texts (the loader reads the files it wrote).
+	Generate yaml.Node `yaml:"generate"`
+}
+
+// rawMechanisms holds each mechanism's configuration; the order of the
+// keys in the file is the lesson's narration precedence.
+type rawMechanisms struct {
+	Memory      *rawMemory      `yaml:"memory"`
+	Compaction  *rawCompaction  `yaml:"compaction"`
+	StatusBar   *rawStatusBar   `yaml:"status_bar"`
+	Counter     *rawCounter     `yaml:"counter"`
+	Clock       *struct{}       `yaml:"clock"`
+	Tiered      *rawTiered      `yaml:"tiered"`
+	Workspace   *rawWorkspace   `yaml:"workspace"`
+	Pairs       *struct{}       `yaml:"pairs"`
+	PromptCache *rawPromptCache `yaml:"prompt_cache"`
+}
+
+type rawMemory struct {
+	Path   string   `yaml:"path"`
+	Tokens int      `yaml:"tokens"`
+	Lines  []string `yaml:"lines"`
+}
+
+type rawCompaction struct {
+	Threshold int    `yaml:"threshold"`
+	Presets   []int  `yaml:"presets"`
+	Tail      int    `yaml:"tail"`
+	Cards     string `yaml:"cards"` // a file of the lesson directory
+}
+
+type rawConstraint struct {
+	Tool string `yaml:"tool"`
+	Key  string `yaml:"key"`
+	Max  int    `yaml:"max"`
+}
+
+type rawStatusBar struct {
+	Constraint rawConstraint `yaml:"constraint"`
+	Todo       string        `yaml:"todo"`
+}
+
+type rawCounter struct {
+	Constraint rawConstraint `yaml:"constraint"`
+}
+
+type rawTiered struct {
+	Pressure          int          `yaml:"pressure"`
+	Rules             rawTierRules `yaml:"rules"`
+	SummaryProvenance sim.Text     `yaml:"summary_provenance"`
+}
+
+type rawTierRules struct {
+	KeepRecent         int      `yaml:"keep_recent"`
+	Tier1Distance      int      `yaml:"tier1_distance"`
+	SemanticMinChars   int      `yaml:"semantic_min_chars"`
+	ExcerptChars       int      `yaml:"excerpt_chars"`
+	HeadPercent        int      `yaml:"head_percent"`
+	MaxSemanticPerPass int      `yaml:"max_semantic_per_pass"`
+	ArgsChars          int      `yaml:"args_chars"`
+	FloorTools         []string `yaml:"floor_tools"`
+	FloorPrefixes      []string `yaml:"floor_prefixes"`
+	SkipTools          []string `yaml:"skip_tools"`
+}
+
+type rawWorkspace struct {
+	Files []rawFile `yaml:"files"`
+}
+
+// rawFile is a file of the workspace with its full text. Lines and chars,
+// when given, are the figures the source states; the loader checks the
+// text against them.
+type rawFile struct {
+	Path  string `yaml:"path"`
+	Lines int    `yaml:"lines"`
+	Chars int    `yaml:"chars"`
+	Text  string `yaml:"text"`
+}
+
+type rawPromptCache struct {
+	Alpha   int   `yaml:"alpha"`
+	Presets []int `yaml:"presets"`
+	Panel   bool  `yaml:"panel"`
+}
+
+type rawFact struct {
+	ID      string   `yaml:"id"`
+	Pattern string   `yaml:"pattern"`
+	Label   sim.Text `yaml:"label"`
+}
+
+type rawStep struct {
+	Step     string       `yaml:"step"`
+	Type     string       `yaml:"type"`
+	Time     string       `yaml:"time"`
+	Show     string       `yaml:"show"` // "request": the frame is the request of the step's call
+	Decision bool         `yaml:"decision"`
+	Messages []rawMessage `yaml:"messages"`
+	Line     string       `yaml:"line"`
+	Tokens   int          `yaml:"tokens"`
+	Branch   *rawBranch   `yaml:"branch"`
+}
+
+type rawBranch struct {
+	Fact    string       `yaml:"fact"`
+	Found   []rawMessage `yaml:"found"`
+	Missing []rawMessage `yaml:"missing"`
+}
+
+// rawMessage is a message, or (with call) a tool call and its result.
+type rawMessage struct {
+	ID      string     `yaml:"id"`
+	Role    string     `yaml:"role"`
+	Kind    string     `yaml:"kind"`
+	Label   sim.Text   `yaml:"label"`
+	Tokens  int        `yaml:"tokens"`
+	Content string     `yaml:"content"`
+	Answer  *rawAnswer `yaml:"answer"`
+	Call    *rawCall   `yaml:"call"`
+}
+
+type rawAnswer struct {
+	Fact    string `yaml:"fact"`
+	Found   string `yaml:"found"`
+	Missing string `yaml:"missing"`
+}
+
+// rawCall is a tool call and its result: written out (result), a file
+// operation the workspace performs (read, write, edit), or a text a tool
+// of the repository generated (result.file).
+type rawCall struct {
+	ID      string     `yaml:"id"`
+	Tool    string     `yaml:"tool"`
+	Args    yaml.Node  `yaml:"args"`
+	Label   sim.Text   `yaml:"label"`
+	Result  yaml.Node  `yaml:"result"` // a string, or a mapping: text, file, chars, gen
+	Read    string     `yaml:"read"`
+	Write   string     `yaml:"write"`
+	Edit    *rawEdit   `yaml:"edit"`
+	Summary string     `yaml:"summary"`
+}
+
+type rawEdit struct {
+	Path string `yaml:"path"`
+	Old  string `yaml:"old"`
+	New  string `yaml:"new"`
+}
+
+type rawSummaries struct {
+	Provenance sim.Text  `yaml:"provenance"`
+	Cards      []rawCard `yaml:"cards"`
+}
+
+type rawCard struct {
+	ID       string       `yaml:"id"`
+	Covers   []string     `yaml:"covers"`
+	Tokens   int          `yaml:"tokens"`
+	Versions []rawVersion `yaml:"versions"`
+}
+
+type rawVersion struct {
+	Content    string   `yaml:"content"`
+	Provenance sim.Text `yaml:"provenance"`
+	Recorded   bool     `yaml:"recorded"`
+}

@@ -1,0 +1,130 @@
+package sim
+
+import (
+	"slices"
+	"strconv"
+)
+
+// PromptCache is the prompt_cache mechanism: the provider caches each
+// request and what the model generated, and reuses the longest unchanged
+// prefix of the next request. The harness meters every frame's request
+// against it. Pricing adds the alpha parameter: the cached-input price as
+// a percent of the normal input price.
+type PromptCache struct {
+	Pricing bool
+	Alpha   int   // default alpha, percent
+	Presets []int // alpha values offered as buttons
+	Panel   bool  // show the cache panel beside the window
+}
+
+// Name is "prompt_cache".
+func (PromptCache) Name() string { return "prompt_cache" }
+
+// Params is alpha when the lesson prices the cache.
+func (c PromptCache) Params() []Param {
+	if !c.Pricing {
+		return nil
+	}
+	return []Param{intParam("alpha", 1, 100, c.Alpha, c.Presets, true)}
+}
+
+func (c PromptCache) start(h *harness) hooks {
+	h.cache = &cacheMeter{}
+	return &cacheRun{cfg: c}
+}
+
+type cacheRun struct {
+	base
+	cfg PromptCache
+}
+
+// frame adds the cache panel and the legend.
+func (r *cacheRun) frame(h *harness, f *Frame, fc frameCtx) {
+	c := f.Cache
+	if c == nil {
+		return
+	}
+	f.Legend = "legend.cache"
+	f.Figures = append(f.Figures, tokens("reused", c.ReusedTokens), tokens("recomputed", c.RecomputedTokens))
+	if !r.cfg.Panel {
+		return
+	}
+	first := Figure{Name: "first", Unit: UnitText, Text: Text{"en": "—"}}
+	if c.FirstChanged != "" {
+		first = blockRef("first", c.FirstChanged)
+	}
+	f.Panels = append(f.Panels, Panel{ID: "cache", Tone: "info", Section: "panel:cache", Rows: []Row{
+		{Key: "reused", Values: []Figure{tokens("tokens", c.ReusedTokens), count("blocks", c.ReusedBlocks)}, Emph: true},
+		{Key: "recomputed", Values: []Figure{tokens("tokens", c.RecomputedTokens)}},
+		{Key: "first", Values: []Figure{first}, Note: &Msg{Key: "cache.reason." + c.Reason}},
+	}})
+}
+
+// cacheMeter holds what the provider cached after the last model call.
+type cacheMeter struct {
+	cached []Block
+}
+
+// sent records a request and the model's output block (nil when none is
+// simulated): the provider keeps both.
+func (m *cacheMeter) sent(req []Block, out *Block) {
+	m.cached = slices.Clone(req)
+	if out != nil {
+		m.cached = append(m.cached, *out)
+	}
+}
+
+// compare finds the longest prefix of req that the provider cached (same
+// block, same text), marks it on the blocks, and says what is left to
+// recompute.
+func (m *cacheMeter) compare(req []Block) Cache {
+	cached := m.cached
+	var c Cache
+	n := 0
+	for n < len(req) && n < len(cached) && req[n].ID == cached[n].ID && req[n].Content == cached[n].Content {
+		c.ReusedTokens += req[n].Tokens
+		n++
+	}
+	c.ReusedBlocks = n
+	inCache := map[string]string{}
+	for _, b := range cached[n:] {
+		inCache[b.ID] = b.Content
+	}
+	for _, b := range req[n:] {
+		c.RecomputedTokens += b.Tokens
+		if text, ok := inCache[b.ID]; ok && text == b.Content {
+			c.InvalidatedTokens += b.Tokens
+		}
+	}
+	for _, b := range req[:max(len(req)-1, 0)] {
+		if b.Kind == KindStatus {
+			c.OldStatusTokens += b.Tokens
+		}
+	}
+	if n < len(req) {
+		c.FirstChanged = req[n].ID
+	}
+	switch {
+	case cached == nil:
+		c.Reason = CacheCold
+	case n == 0 && len(req) > 0 && req[0].Role == RoleSystem:
+		c.Reason = CacheSystemChanged
+	case n < len(cached) && cached[n].Kind == KindStatus:
+		c.Reason = CacheStatusReplaced
+	case n < len(cached):
+		c.Reason = CacheRewritten
+	default:
+		c.Reason = CacheAppend
+	}
+	for i := range req {
+		req[i].Cached = i < n
+		req[i].FirstChanged = req[i].ID == c.FirstChanged
+	}
+	return c
+}
+
+// percent writes a percent figure.
+func percent(name string, v int) Figure { return Figure{Name: name, Value: v, Unit: UnitPercent} }
+
+// itoa is strconv.Itoa.
+func itoa(n int) string { return strconv.Itoa(n) }

@@ -1,0 +1,371 @@
+package sim
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// Compaction is the compaction mechanism: before each model call, when the
+// window is above the threshold, the messages between the header (system
+// prompt, injected copies) and the recent tail are replaced by one summary.
+// The summary is the text of the card that covers exactly that range, or a
+// labelled mechanical excerpt when no card does.
+type Compaction struct {
+	Threshold int   // default threshold, percent of the window
+	Presets   []int // thresholds offered as buttons
+	Tail      int   // recent messages kept verbatim (more when a pair needs it)
+	Cards     []Card
+	Versions  int // versions of each card's text (the rec parameter); 0 when no cards
+}
+
+// Card is a summary card: the texts a summarizer returned (or the lesson's
+// authors wrote) for one exact compaction range.
+type Card struct {
+	ID       string
+	Covers   []string // ids of the blocks in the range, in order
+	Tokens   int      // trace size of the summary (0 in a counted lesson)
+	Versions []CardText
+}
+
+// CardText is one version of a card's text, with where it came from.
+type CardText struct {
+	Content    string
+	Provenance Text
+	Recorded   bool // a model's recorded output (else written for the lesson)
+}
+
+// Name is "compaction".
+func (Compaction) Name() string { return "compaction" }
+
+// Params are compaction on/off, the threshold and, with cards, the version
+// of their text.
+func (c Compaction) Params() []Param {
+	ps := []Param{onOff("compaction", "on"), intParam("threshold", 1, 100, c.Threshold, c.Presets, false)}
+	if c.Versions > 0 {
+		var vs []int
+		for v := 1; v <= c.Versions; v++ {
+			vs = append(vs, v)
+		}
+		ps = append(ps, intParam("rec", 1, c.Versions, 1, vs, true))
+	}
+	return ps
+}
+
+func (c Compaction) start(h *harness) hooks {
+	pct := h.p.Int("threshold")
+	return &compactionRun{cfg: c, on: h.p.On("compaction"), pct: pct, threshold: h.l.Window * pct / 100, version: max(h.p.Int("rec"), 1)}
+}
+
+type compactionRun struct {
+	base
+	cfg       Compaction
+	on        bool
+	pct       int
+	threshold int
+	version   int
+
+	breaker     bool // auto-compaction stopped for this session (heavy tail)
+	compactions int
+	mechanical  int
+	summaries   []string // ids of the summaries this mechanism made
+	last        *compactionState // the compaction the current frames belong to
+}
+
+// compactionState is one compaction, as its frames report it.
+type compactionState struct {
+	number               int
+	before, after        int
+	count, rangeTokens   int
+	summary              int
+	summaryID            string
+	rangeIDs             []string
+	resummarize          bool
+	stillAbove           bool
+	mechanical           bool
+	emergency            bool
+	tail                 string // id of the largest block of the kept tail
+	kept                 []string
+	card                 string
+}
+
+func (r *compactionRun) sessionStart(*harness) { r.breaker = false }
+
+// beforeCall compacts when the window is above the threshold. After a
+// compaction that left the window above it (a heavy tail), routine
+// compaction stops for the session (a circuit breaker); a request that
+// would then exceed the window is compacted once more, reactively.
+func (r *compactionRun) beforeCall(h *harness) {
+	if !r.on {
+		return
+	}
+	if !r.breaker && h.total() > r.threshold {
+		r.compact(h, false)
+	}
+	if r.breaker && h.total() > h.l.Window {
+		r.compact(h, true)
+	}
+}
+
+// keptFrom is where the kept tail starts: the last Tail messages, moved
+// back so that no tool result is kept without its call.
+func (r *compactionRun) keptFrom(msgs []Block) int {
+	n := len(msgs) - r.cfg.Tail
+	for n > 0 && n < len(msgs) {
+		j := callIndex(msgs, n)
+		if j < 0 || j >= n {
+			break
+		}
+		n = j
+	}
+	return n
+}
+
+// callIndex is the index of the call of msgs[i] when it is a tool result,
+// else -1.
+func callIndex(msgs []Block, i int) int {
+	if msgs[i].Role != RoleTool {
+		return -1
+	}
+	for j := i - 1; j >= 0; j-- {
+		if msgs[j].Kind == KindToolCall && msgs[j].ToolUseID == msgs[i].ToolUseID {
+			return j
+		}
+	}
+	return -1
+}
+
+// compact replaces everything between the header and the kept tail with
+// one summary, shown as four frames: crossed, selected, summary, replaced.
+func (r *compactionRun) compact(h *harness, emergency bool) {
+	n := r.keptFrom(h.msgs)
+	if n <= 0 {
+		h.event(Event{Type: EventCompactionSkipped, Tokens: h.total(), Variant: "empty-range",
+			Reason: "no messages between the header and the recent tail"})
+		return
+	}
+	rng := h.msgs[:n]
+	if n == 1 && rng[0].Kind == KindSummary {
+		h.event(Event{Type: EventCompactionSkipped, Tokens: h.total(), Variant: "only-summary",
+			Reason: "the range holds only the previous summary"})
+		return
+	}
+	h.showPart()
+	r.compactions++
+	c := &compactionState{number: r.compactions, before: h.total(), count: n, emergency: emergency}
+	for _, b := range rng {
+		c.rangeTokens += b.Tokens
+		c.rangeIDs = append(c.rangeIDs, b.ID)
+		c.resummarize = c.resummarize || b.Kind == KindSummary
+	}
+	for _, b := range h.msgs[n:] {
+		c.kept = append(c.kept, b.ID)
+	}
+	c.tail = largest(h.msgs[n:])
+	r.last = c
+	var vs []string
+	if c.resummarize {
+		vs = append(vs, "resummarize")
+	}
+	crossed := Event{Type: EventThresholdCrossed, Tokens: c.before}
+	var cvs []string
+	if emergency {
+		crossed.Reason, crossed.Variant = "the request would exceed the window", "emergency"
+		cvs = []string{"emergency"}
+	}
+	h.event(crossed)
+	r.show(h, FrameCrossed, cvs, nil)
+
+	h.event(Event{Type: EventRangeSelected, Tokens: c.rangeTokens})
+	r.show(h, FrameSelected, vs, c.rangeIDs)
+
+	sum := r.summarize(h, rng)
+	c.summary, c.summaryID, c.mechanical, c.card = sum.Tokens, sum.ID, sum.Summary.Mechanical, sum.Summary.Card
+	svs := vs
+	if c.mechanical {
+		svs = append([]string{"mechanical"}, vs...)
+	}
+	h.event(Event{Type: EventSummary, Tokens: sum.Tokens, Block: sum.ID, Variant: summaryVariant(sum.Summary)})
+	r.summaries = append(r.summaries, sum.ID)
+	f := r.show(h, FrameSummary, svs, c.rangeIDs)
+	pending := sum
+	pending.Spotlight = true
+	f.Pending = &pending
+
+	h.msgs = append([]Block{sum}, h.msgs[n:]...)
+	c.after = h.total()
+	c.stillAbove = c.after > r.threshold
+	ce := Event{Type: EventCompaction, Tokens: c.before - c.after}
+	if c.mechanical {
+		ce.Variant = "mechanical"
+	}
+	h.event(ce)
+	rvs := vs
+	if c.mechanical {
+		rvs = append([]string{"mechanical"}, rvs...)
+	}
+	if c.stillAbove {
+		// Compacting again would only re-summarize the summary and the tail
+		// just kept verbatim, so this harness stops auto-compacting for the
+		// session (a circuit breaker) and reports the heavy tail.
+		r.breaker = true
+		h.event(Event{Type: EventHeavyTail, Tokens: c.after})
+		rvs = append([]string{"heavy-tail"}, rvs...)
+	}
+	r.show(h, FrameReplaced, rvs, nil)
+}
+
+// summaryVariant names where a summary's text came from.
+func summaryVariant(s *SummaryOf) string {
+	switch {
+	case s.Mechanical:
+		return "mechanical"
+	case s.Recorded:
+		return "recorded"
+	}
+	return "authored"
+}
+
+// largest is the id of the largest block of bs ("" when empty).
+func largest(bs []Block) string {
+	id, most := "", -1
+	for _, b := range bs {
+		if b.Tokens > most {
+			id, most = b.ID, b.Tokens
+		}
+	}
+	return id
+}
+
+// show emits one of a compaction's frames.
+func (r *compactionRun) show(h *harness, kind FrameKind, variants []string, selected []string) *Frame {
+	f := h.emitWith(kind, string(kind), variants, frameCtx{own: true})
+	for i := range f.Blocks {
+		f.Blocks[i].Selected = slices.Contains(selected, f.Blocks[i].ID)
+	}
+	f.Decisive = true
+	return f
+}
+
+// summarize returns the summary block for rng: the chosen version of the
+// card that covers exactly rng, or a labelled mechanical excerpt when no
+// card does. It never makes up model text.
+func (r *compactionRun) summarize(h *harness, rng []Block) Block {
+	ids := make([]string, len(rng))
+	for i, b := range rng {
+		ids[i] = b.ID
+	}
+	for _, card := range r.cfg.Cards {
+		if !slices.Equal(card.Covers, ids) {
+			continue
+		}
+		v := card.Versions[r.version-1]
+		b := Block{ID: card.ID, Role: RoleUser, Kind: KindSummary, Tokens: card.Tokens, Content: v.Content,
+			LabelKey: "block.summary",
+			Summary: &SummaryOf{Card: card.ID, Version: r.version, Versions: len(card.Versions), Recorded: v.Recorded,
+				Covers: ids, Provenance: v.Provenance}}
+		if h.l.Counted || b.Tokens == 0 {
+			b.Tokens = h.count(b.Content)
+		}
+		return b
+	}
+	r.mechanical++
+	text := mechanicalExcerpt(rng)
+	return Block{
+		ID: fmt.Sprintf("excerpt-%d", r.mechanical), Role: RoleUser, Kind: KindSummary,
+		Tokens: h.count(text), Content: text, LabelKey: "block.excerpt", Origin: Msg{Key: "mechanical"},
+		Summary: &SummaryOf{Mechanical: true, Covers: ids},
+	}
+}
+
+// mechanicalExcerpt stands in for a summary no card holds: earlier
+// summaries are carried over whole, and every other message is cut to its
+// first line (100 bytes at most).
+func mechanicalExcerpt(rng []Block) string {
+	var sb strings.Builder
+	sb.WriteString("[mechanical excerpt: no summary card covers this range]\n")
+	for _, b := range rng {
+		if b.Kind == KindSummary {
+			body := strings.TrimSpace(b.Content)
+			if rest, ok := strings.CutPrefix(body, "[mechanical excerpt: no summary card covers this range]\n"); ok {
+				body = rest
+			}
+			sb.WriteString(body + "\n")
+			continue
+		}
+		line, _, _ := strings.Cut(strings.TrimSpace(b.Content), "\n")
+		name := b.Label.In("en")
+		if name == "" {
+			name = string(b.Kind)
+		}
+		fmt.Fprintf(&sb, "- %s %s: %s\n", b.Role, name, cut(line, 100))
+	}
+	return sb.String()
+}
+
+// cut keeps the first n bytes of s on a rune boundary, marking the cut.
+func cut(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && s[n]&0xC0 == 0x80 {
+		n--
+	}
+	return s[:n] + "…"
+}
+
+// frame reports the threshold line, the compaction figures on its four
+// frames, and tags the frames that finish a step "no-compaction" when it
+// is off.
+func (r *compactionRun) frame(h *harness, f *Frame, fc frameCtx) {
+	f.Figures = append(f.Figures, tokens("threshold", r.threshold), percent("pct", r.pct), count("tail", r.cfg.Tail),
+		count("compactions", r.compactions))
+	if r.breaker {
+		f.Figures = append(f.Figures, count("breaker", 1))
+	}
+	if r.on {
+		f.Line = &Line{Tokens: r.threshold, Key: "line.threshold"}
+		f.Alert = f.Total > r.threshold
+	}
+	if fc.finish && !r.on {
+		*fc.tags = append(*fc.tags, "no-compaction")
+	}
+	for i := range f.Blocks {
+		if slices.Contains(r.summaries, f.Blocks[i].ID) {
+			f.Blocks[i].Spotlight = true
+		}
+	}
+	if !fc.own || r.last == nil {
+		return
+	}
+	c := r.last
+	f.Figures = append(f.Figures,
+		count("compaction", c.number), tokens("before", c.before), count("count", c.count),
+		tokens("range", c.rangeTokens), count("kept", len(c.kept)))
+	if c.tail != "" {
+		f.Figures = append(f.Figures, blockRef("tail-block", c.tail))
+	}
+	if c.resummarize {
+		f.Figures = append(f.Figures, count("resummarize", 1))
+	}
+	if c.emergency {
+		f.Figures = append(f.Figures, count("emergency", 1))
+	}
+	if c.mechanical && (f.Kind == FrameSummary || f.Kind == FrameReplaced) {
+		f.Figures = append(f.Figures, count("mechanical", 1))
+	}
+	if f.Kind == FrameSummary || f.Kind == FrameReplaced {
+		f.Figures = append(f.Figures, tokens("summary", c.summary), blockRef("summary-block", c.summaryID))
+	}
+	if f.Kind == FrameReplaced {
+		f.Figures = append(f.Figures, tokens("after", c.after))
+		if c.stillAbove {
+			f.Figures = append(f.Figures, count("heavy-tail", 1))
+		}
+	}
+}
+
+// finish reports the threshold in tokens for the frames API.
+func (r *compactionRun) finish(h *harness, rp *Replay) {
+	rp.Fields = append(rp.Fields, Field{Name: "threshold_tokens", Value: r.threshold})
+}
