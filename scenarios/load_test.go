@@ -11,7 +11,6 @@ import (
 	"testing/fstest"
 
 	"ctxsim/scenarios"
-	"ctxsim/sim"
 	"ctxsim/tokens"
 )
 
@@ -92,59 +91,32 @@ func cut(t *testing.T, s, start, end string) string {
 	return s[:i] + s[i+j:]
 }
 
-func TestLoadBuiltin(t *testing.T) {
-	tok := tokenizer(t)
-	ls, err := scenarios.Load(scenarios.Builtin(), "scenarios", tok)
+// TestBuiltinLessons checks what Load does not: ids and orders are
+// unique, the about sections open with the introduction, and the default
+// policy is one the buttons offer.
+func TestBuiltinLessons(t *testing.T) {
+	ls, err := scenarios.Load(scenarios.Builtin(), "scenarios", tokenizer(t))
 	if err != nil {
 		t.Fatalf("Load(Builtin) = %v; want nil", err)
 	}
-	var lesson *scenarios.Lesson
+	if len(ls) < 3 {
+		t.Fatalf("Load(Builtin) = %d lessons; want the three shipped ones at least", len(ls))
+	}
+	orders := map[int]string{}
 	for _, l := range ls {
-		if l.ID == lessonDir {
-			lesson = l
+		if prev, dup := orders[l.Order]; dup {
+			t.Errorf("lessons %s and %s share order %d", prev, l.ID, l.Order)
 		}
-	}
-	if lesson == nil {
-		t.Fatalf("Load(Builtin) has no %s lesson", lessonDir)
-	}
-	for _, l := range ls {
-		t.Run(l.ID, func(t *testing.T) {
-			for _, lang := range scenarios.Languages {
-				for _, k := range scenarios.RequiredSections {
-					if _, ok := l.Narration[lang][k]; !ok {
-						t.Errorf("%s narration.%s.md lacks required section %q", l.ID, lang, k)
-					}
-				}
-			}
-			policies := sim.PresetPolicies(l.Lesson)
-			if len(policies) == 0 {
-				t.Fatal("no preset policies")
-			}
-			frames := 0
-			for _, p := range policies {
-				fs, err := sim.Run(l.Lesson, p, tok)
-				if err != nil {
-					t.Fatalf("Run(%+v): %v", p, err)
-				}
-				for _, f := range fs {
-					frames++
-					for _, lang := range scenarios.Languages {
-						s, ok := l.Section(lang, f.Narration...)
-						if !ok || s.Headline == "" {
-							t.Errorf("Run(%+v) frame %d: no %s section for any of %v", p, f.Step, lang, f.Narration)
-							continue
-						}
-						// No silent fallback to English: the section is in lang itself.
-						if own, ok := l.Narration[lang][s.Key]; !ok || own != s {
-							t.Errorf("Run(%+v) frame %d: %s section for %v is %q, not from narration.%s.md", p, f.Step, lang, f.Narration, s.Key, lang)
-						}
-					}
-				}
-			}
-			if frames == 0 {
-				t.Error("no frames checked")
-			}
-		})
+		orders[l.Order] = l.ID
+		if len(l.About) == 0 || l.About[0] != "about:intro" {
+			t.Errorf("%s about sections = %v; want about:intro first", l.ID, l.About)
+		}
+		if !l.IsPreset(l.DefaultPolicy()) {
+			t.Errorf("%s default policy %s is not offered by the buttons", l.ID, l.DefaultPolicy())
+		}
+		if len(l.Mechanisms) == 0 {
+			t.Errorf("%s names no mechanism", l.ID)
+		}
 	}
 }
 
@@ -239,11 +211,36 @@ func TestLoadErrors(t *testing.T) {
 				"covers: [m-task, m-ghost, m-read, m-file, m-diag]")
 			return broken{"summaries.yaml", s, lineOf(t, s, "m-ghost", 1), "cards[0].covers[1]"}
 		}},
-		{"card with 4 recordings", func(t *testing.T, f map[string]string) broken {
+		{"card with 4 versions", func(t *testing.T, f map[string]string) broken {
 			s := cut(t, f["summaries.yaml"], "      - content: |\n          [compacted summary]\n          - Objective: make `parses nested arrays` pass.\n          - Instruction: Always pnpm, never npm. Do not suggest npm commands.",
 				"\n  # 50%, first compaction")
-			// The field named is the first card's recordings list.
-			return broken{"summaries.yaml", s, lineOf(t, s, "    recordings:", 1), "cards[0].recordings"}
+			// The first card sets the count; the next one with 5 is named.
+			return broken{"summaries.yaml", s, lineOf(t, s, "    versions:", 2), "cards[1].versions"}
+		}},
+		{"unknown mechanism", func(t *testing.T, f map[string]string) broken {
+			s := replaceOnce(t, f["lesson.yaml"], "  memory:\n    path: MEMORY.md", "  memry:\n    path: MEMORY.md")
+			return broken{"lesson.yaml", s, lineOf(t, s, "memry:", 1), "memry"}
+		}},
+		{"policy order missing a parameter", func(t *testing.T, f map[string]string) broken {
+			s := replaceOnce(t, f["lesson.yaml"], "policy: [compaction, memory, threshold, rec]", "policy: [compaction, memory, threshold]")
+			return broken{"lesson.yaml", s, lineOf(t, s, "policy: [compaction", 1), "policy"}
+		}},
+		{"threshold preset out of range", func(t *testing.T, f map[string]string) broken {
+			s := replaceOnce(t, f["lesson.yaml"], "presets: [92, 50]", "presets: [92, 150]")
+			return broken{"lesson.yaml", s, lineOf(t, s, "presets: [92, 150]", 1), "mechanisms.compaction.presets[1]"}
+		}},
+		{"remember without memory", func(t *testing.T, f map[string]string) broken {
+			s := cut(t, f["lesson.yaml"], "  memory:\n    path: MEMORY.md", "\nsource:")
+			s = replaceOnce(t, s, "policy: [compaction, memory, threshold, rec]", "policy: [compaction, threshold, rec]")
+			return broken{"lesson.yaml", s, lineOf(t, s, "type: remember", 1), "trace[2].type"}
+		}},
+		{"a tool result before its call", func(t *testing.T, f map[string]string) broken {
+			s := replaceOnce(t, f["lesson.yaml"], "      - id: m-read\n        role: assistant\n        kind: tool_call", "      - id: m-read\n        role: assistant\n        kind: text")
+			return broken{"lesson.yaml", s, lineOf(t, s, "kind: tool_result", 1), "trace[3].messages[1].kind"}
+		}},
+		{"a condition in the middle of a paragraph", func(t *testing.T, f map[string]string) broken {
+			s := replaceOnce(t, f["narration.en.md"], "\n@@ remember\n", "\n@@ remember-extra\n# Headline.\n\nText {?in:m-log} more.\n\n@@ remember\n")
+			return broken{"narration.en.md", s, lineOf(t, s, "Text {?in:m-log} more.", 1), "remember-extra"}
 		}},
 		{"narration missing a key in ja", func(t *testing.T, f map[string]string) broken {
 			s := cut(t, f["narration.ja.md"], "@@ remember\n", "@@ remember@no-memory\n")
@@ -312,14 +309,14 @@ func TestMarkdownSafety(t *testing.T) {
 	files := original(t)
 	const evil = "\n<script>alert(1)</script>\n\nA [x](javascript:alert(1)) link, <script>alert(2)</script> inline, and <a href=\"javascript:alert(3)\">y</a>.\n\n[z]: javascript:alert(4)\n\nSee [z].\n"
 	for _, f := range []string{"narration.en.md", "narration.ja.md"} {
-		files[f] = strings.Replace(files[f], "@@ tokens-note\n", evil+"\n@@ tokens-note\n", 1)
+		files[f] = strings.Replace(files[f], "@@ about:tokens-note\n", evil+"\n@@ about:tokens-note\n", 1)
 	}
 	ls, err := scenarios.Load(mapFS(files), "lessons", tokenizer(t))
 	if err != nil {
 		t.Fatalf("Load = %v", err)
 	}
 	for _, lang := range scenarios.Languages {
-		body := ls[0].Narration[lang]["intro"].Body
+		body := bodyOf(ls[0].Narration[lang]["about:intro"])
 		// The injected text reached the renderer: the link is kept without
 		// its target and the raw HTML is replaced by goldmark's marker.
 		if !strings.Contains(body, `<a href="">x</a>`) || !strings.Contains(body, "raw HTML omitted") {
@@ -339,10 +336,95 @@ func TestMarkdownSafety(t *testing.T) {
 	for _, l := range ls {
 		for lang, secs := range l.Narration {
 			for k, s := range secs {
-				if b := strings.ToLower(s.Body + s.Headline); strings.Contains(b, "<script") || strings.Contains(b, "javascript:") {
+				if b := strings.ToLower(bodyOf(s) + s.Headline); strings.Contains(b, "<script") || strings.Contains(b, "javascript:") {
 					t.Errorf("%s %s section %s renders unsafe HTML", l.ID, lang, k)
 				}
 			}
 		}
+	}
+}
+
+// bodyOf joins a section's rendered chunks.
+func bodyOf(s scenarios.Section) string {
+	var b strings.Builder
+	for _, c := range s.Chunks {
+		b.WriteString(c.HTML)
+	}
+	return b.String()
+}
+
+// TestTieredLessonDataErrors breaks the tiered lesson's data one way at a
+// time: loading must stop with the file, the line and the field.
+func TestTieredLessonDataErrors(t *testing.T) {
+	tok := tokenizer(t)
+	files := fstest.MapFS{}
+	err := fs.WalkDir(scenarios.Builtin(), "tiered-compaction", func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		data, err := fs.ReadFile(scenarios.Builtin(), p)
+		files[p] = &fstest.MapFile{Data: data}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	yaml := string(files["tiered-compaction/lesson.yaml"].Data)
+	lineOf := func(s string) int { return strings.Count(yaml[:strings.Index(yaml, s)], "\n") + 1 }
+	summaryLine := `          summary: "[micro-compact] Baseline before the refactor: go test ./internal/auth/... passed, all Manager, Cookie, Middleware and CSRF tests (no failures, 0.6s)."` + "\n"
+	call07 := "      - call:\n          id: toolu_07"
+	editOld := "              // sweeper. Call Close when the server shuts down, after the HTTP server has stopped.\n"
+	tests := []struct {
+		name, from, to string
+		last           bool   // replace the last occurrence, not the first
+		field          string // the error's Field
+		line           int
+	}{
+		{"unknown field", `          summary: "[micro-compact] Baseline`, `          summmary: "[micro-compact] Baseline`, false, "summmary", lineOf(summaryLine)},
+		{"missing summary", summaryLine, "", false, "trace[3].messages[3].call.summary", lineOf(call07)},
+		{"session.go size", "        chars: 18200", "        chars: 18300", false, "mechanisms.workspace.files[0].chars", lineOf("        chars: 18200")},
+		{"edit that does not apply", editOld, "              // sweeper, started at once.\n", true, "trace[5].messages[4].call", 0},
+		{"summary over 300 chars", `summary: "[micro-compact] Baseline before the refactor:`, `summary: "[micro-compact] ` + strings.Repeat("x", 300) + ` Baseline before the refactor:`, false,
+			"trace[3].messages[3].call.summary", lineOf(summaryLine)},
+		{"generated text of another size", "result: {file: results/toolu_07.txt, chars: 3400,", "result: {file: results/toolu_07.txt, chars: 3401,", false,
+			"trace[3].messages[3].call.result.chars", lineOf("result: {file: results/toolu_07.txt, chars: 3400,")},
+		{"missing result file", "result: {file: results/toolu_01.txt,", "result: {file: results/nope.txt,", false,
+			"trace[1].messages[0].call.result.file", lineOf("result: {file: results/toolu_01.txt,")},
+		{"unknown result key", "result: {file: results/toolu_01.txt,", "result: {colour: red, file: results/toolu_01.txt,", false,
+			"trace[1].messages[0].call.result.colour", lineOf("result: {file: results/toolu_01.txt,")},
+		{"a result file outside the lesson", "result: {file: results/toolu_01.txt,", "result: {file: ../context-memory/lesson.yaml,", false,
+			"trace[1].messages[0].call.result.file", lineOf("result: {file: results/toolu_01.txt,")},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			at := strings.Index(yaml, tc.from)
+			if tc.last {
+				at = strings.LastIndex(yaml, tc.from)
+			}
+			if at < 0 {
+				t.Fatalf("fixture: %q not in lesson.yaml", tc.from)
+			}
+			line := tc.line
+			if tc.last {
+				// An edit's error is reported on the line of its call.
+				line = strings.Count(yaml[:strings.LastIndex(yaml[:at], "- call:")], "\n") + 1
+			}
+			broken := fstest.MapFS{}
+			for k, v := range files {
+				broken[k] = v
+			}
+			broken["tiered-compaction/lesson.yaml"] = &fstest.MapFile{Data: []byte(yaml[:at] + tc.to + yaml[at+len(tc.from):])}
+			_, err := scenarios.Load(broken, "scenarios", tok)
+			var e *scenarios.Error
+			if !errors.As(err, &e) {
+				t.Fatalf("Load = %v; want a *scenarios.Error", err)
+			}
+			if e.File != "scenarios/tiered-compaction/lesson.yaml" || e.Field != tc.field || e.Line != line {
+				t.Errorf("Load error = %s (field %q, line %d); want lesson.yaml, field %s, line %d", err, e.Field, e.Line, tc.field, line)
+			}
+		})
+	}
+	if _, err := scenarios.Load(files, "scenarios", tok); err != nil {
+		t.Fatalf("Load(unchanged copy) = %v", err)
 	}
 }

@@ -82,28 +82,19 @@ const (
 	changelogTok = 4200 //
 	summary92Tok = 800  // display budget of the 92% summary
 	pnpmLine     = "Always pnpm, never npm"
+	tailMessages = 2 // compaction keeps the 2 most recent messages verbatim
 )
 
-func pname(p sim.Policy) string {
-	onoff := func(b bool) string {
-		if b {
-			return "on"
-		}
-		return "off"
-	}
-	return fmt.Sprintf("compaction=%s,memory=%s,%d%%,rec%d", onoff(p.Compaction), onoff(p.Memory), p.ThresholdPercent, p.Recording)
-}
-
-func mustRun(t *testing.T, l *sim.Lesson, p sim.Policy, tok sim.Tokenizer) []sim.Frame {
+func mustRun(t testing.TB, l *sim.Lesson, p sim.Policy, tok sim.Tokenizer) []sim.Frame {
 	t.Helper()
-	frames, err := sim.Run(l, p, tok)
+	r, err := sim.Run(l, p, tok)
 	if err != nil {
-		t.Fatalf("Run(%s): %v", pname(p), err)
+		t.Fatalf("Run(%s): %v", p, err)
 	}
-	if len(frames) == 0 {
-		t.Fatalf("Run(%s) returned no frames", pname(p))
+	if len(r.Frames) == 0 {
+		t.Fatalf("Run(%s) returned no frames", p)
 	}
-	return frames
+	return r.Frames
 }
 
 func ids(bs []sim.Block) []string {
@@ -224,17 +215,17 @@ func checkFrame(t *testing.T, name string, frames []sim.Frame, n int, kind sim.F
 
 func TestDefaultMode(t *testing.T) {
 	l, tok := setup(t)
-	for rec := 1; rec <= sim.Recordings; rec++ {
-		p := sim.Policy{Compaction: true, Memory: true, ThresholdPercent: 92, Recording: rec}
-		name := pname(p)
+	for rec := 1; rec <= versions; rec++ {
+		p := pol(t, l, true, true, 92, rec)
+		name := p.String()
 		t.Run(fmt.Sprintf("rec%d", rec), func(t *testing.T) {
-			if got := l.DefaultPolicy(); got.ThresholdPercent != 92 || !got.Compaction || !got.Memory || got.Recording != 1 {
-				t.Errorf("DefaultPolicy() = %+v; want compaction on, memory on, 92%%, recording 1", got)
-			}
-			if got := l.ThresholdTokens(92); got != threshold92 {
-				t.Errorf("ThresholdTokens(92) = %d; want %d", got, threshold92)
+			if got := l.DefaultPolicy().String(); got != "compaction-on.memory-on.threshold-92.rec-1" {
+				t.Errorf("DefaultPolicy() = %s; want compaction on, memory on, 92%%, version 1", got)
 			}
 			frames := mustRun(t, l, p, tok)
+			if g, _ := frames[0].Figure("threshold"); g.Value != threshold92 {
+				t.Errorf("threshold at 92%% = %d tokens; want %d", g.Value, threshold92)
+			}
 
 			// Steps 1-4 of the table.
 			checkFrame(t, name, frames, 1, sim.FrameStep, "start-1", systemTok+memoryTok)             // 4.0k
@@ -256,14 +247,14 @@ func TestDefaultMode(t *testing.T) {
 
 			// Step 3: remember writes the file, not the injected copy.
 			rem := frames[2]
-			if !slices.ContainsFunc(rem.MemoryFile, func(s string) bool { return strings.Contains(s, pnpmLine) }) {
-				t.Errorf("Run(%s) frame 3 memory file = %q; want a line with %q", name, rem.MemoryFile, pnpmLine)
+			if !slices.ContainsFunc(memFile(rem), func(s string) bool { return strings.Contains(s, pnpmLine) }) {
+				t.Errorf("Run(%s) frame 3 memory file = %q; want a line with %q", name, memFile(rem), pnpmLine)
 			}
-			if slices.ContainsFunc(rem.MemoryInjected, func(s string) bool { return strings.Contains(s, pnpmLine) }) {
-				t.Errorf("Run(%s) frame 3 injected copy = %q; must not hold %q (it is a snapshot)", name, rem.MemoryInjected, pnpmLine)
+			if slices.ContainsFunc(memInjected(rem), func(s string) bool { return strings.Contains(s, pnpmLine) }) {
+				t.Errorf("Run(%s) frame 3 injected copy = %q; must not hold %q (it is a snapshot)", name, memInjected(rem), pnpmLine)
 			}
-			if len(rem.MemoryNew) != 1 || !strings.Contains(rem.MemoryNew[0], pnpmLine) {
-				t.Errorf("Run(%s) frame 3 MemoryNew = %q; want just the pnpm line", name, rem.MemoryNew)
+			if len(memNew(rem)) != 1 || !strings.Contains(memNew(rem)[0], pnpmLine) {
+				t.Errorf("Run(%s) frame 3 MemoryNew = %q; want just the pnpm line", name, memNew(rem))
 			}
 			if b, _ := block(rem, "memory-1"); strings.Contains(b.Content, pnpmLine) || b.Tokens != memoryTok {
 				t.Errorf("Run(%s) frame 3 memory-1 block = %d tokens %q; want the unchanged %d-token snapshot", name, b.Tokens, b.Content, memoryTok)
@@ -283,7 +274,7 @@ func TestDefaultMode(t *testing.T) {
 			checkFrame(t, name, frames, 8, sim.FrameReplaced, "reply", 27200)
 
 			crossed := frames[4]
-			if c := crossed.Compaction; c == nil || c.Threshold != threshold92 || c.Before != 47900 || c.Number != 1 {
+			if c := comp(crossed); c == nil || c.Threshold != threshold92 || c.Before != 47900 || c.Number != 1 {
 				t.Errorf("Run(%s) frame 5 compaction = %+v; want number 1, before 47900, threshold %d", name, c, threshold92)
 			}
 			wantRange := []string{"m-task", "m-ack", "m-read", "m-file", "m-diag"}
@@ -302,7 +293,7 @@ func TestDefaultMode(t *testing.T) {
 					t.Errorf("Run(%s) frame 6 block %s present=%v selected=%v; want present and not selected", name, id, ok, b.Selected)
 				}
 			}
-			if c := sel.Compaction; c == nil || !slices.Equal(c.RangeIDs, wantRange) || c.Count != 5 ||
+			if c := comp(sel); c == nil || !slices.Equal(c.RangeIDs, wantRange) || c.Count != 5 ||
 				c.RangeTokens != taskTok+ackTok+readTok+fileTok+diagTok {
 				t.Errorf("Run(%s) frame 6 compaction = %+v; want range %v, 5 blocks, %d tokens", name, c, wantRange, taskTok+ackTok+readTok+fileTok+diagTok)
 			}
@@ -314,7 +305,7 @@ func TestDefaultMode(t *testing.T) {
 			if sum.Pending.Tokens != summary92Tok || sum.Pending.Kind != sim.KindSummary || sum.Pending.ID != "s92" {
 				t.Errorf("Run(%s) frame 7 pending = %s/%s %d tokens; want s92/summary %d tokens", name, sum.Pending.ID, sum.Pending.Kind, sum.Pending.Tokens, summary92Tok)
 			}
-			if s := sum.Pending.Summary; s == nil || s.Mechanical || s.Recording != rec || !slices.Equal(s.Covers, wantRange) {
+			if s := sum.Pending.Summary; s == nil || s.Mechanical || s.Version != rec || !slices.Equal(s.Covers, wantRange) {
 				t.Errorf("Run(%s) frame 7 pending summary = %+v; want recording %d covering %v", name, s, rec, wantRange)
 			}
 
@@ -322,7 +313,7 @@ func TestDefaultMode(t *testing.T) {
 			if got, want := ids(rep.Blocks), []string{"system", "memory-1", "s92", "m-bash", "m-log"}; !slices.Equal(got, want) {
 				t.Errorf("Run(%s) frame 8 blocks = %v; want %v", name, got, want)
 			}
-			if c := rep.Compaction; c == nil || c.After != 27200 || c.StillAbove {
+			if c := comp(rep); c == nil || c.After != 27200 || c.StillAbove {
 				t.Errorf("Run(%s) frame 8 compaction = %+v; want after 27200, not still above", name, c)
 			}
 			if ev := events(frames, sim.EventCompaction); len(ev) != 1 {
@@ -377,8 +368,8 @@ func TestDefaultMode(t *testing.T) {
 			if len(bd.Blocks) != 0 {
 				t.Errorf("Run(%s) frame 12 blocks = %v; want none", name, ids(bd.Blocks))
 			}
-			if !slices.ContainsFunc(bd.MemoryFile, func(s string) bool { return strings.Contains(s, pnpmLine) }) {
-				t.Errorf("Run(%s) frame 12 memory file = %q; want it kept with the pnpm line", name, bd.MemoryFile)
+			if !slices.ContainsFunc(memFile(bd), func(s string) bool { return strings.Contains(s, pnpmLine) }) {
+				t.Errorf("Run(%s) frame 12 memory file = %q; want it kept with the pnpm line", name, memFile(bd))
 			}
 
 			// Step 11: session 2.
@@ -390,8 +381,8 @@ func TestDefaultMode(t *testing.T) {
 			if b, _ := block(s2, "memory-2"); b.Tokens != memory2Tok || !strings.Contains(b.Content, pnpmLine) {
 				t.Errorf("Run(%s) frame 13 memory copy = %d tokens %q; want %d tokens with the pnpm line", name, b.Tokens, b.Content, memory2Tok)
 			}
-			if s2.Session != 2 || len(s2.MemoryNew) != 0 {
-				t.Errorf("Run(%s) frame 13 session = %d, MemoryNew = %q; want session 2 and nothing new", name, s2.Session, s2.MemoryNew)
+			if s2.Session != 2 || len(memNew(s2)) != 0 {
+				t.Errorf("Run(%s) frame 13 session = %d, MemoryNew = %q; want session 2 and nothing new", name, s2.Session, memNew(s2))
 			}
 
 			// Step 12: retention.
@@ -416,12 +407,12 @@ func TestNoCompaction(t *testing.T) {
 	l, tok := setup(t)
 	var policies []sim.Policy
 	for _, th := range []int{92, 50} {
-		for rec := 1; rec <= sim.Recordings; rec++ {
-			policies = append(policies, sim.Policy{Compaction: false, Memory: true, ThresholdPercent: th, Recording: rec})
+		for rec := 1; rec <= versions; rec++ {
+			policies = append(policies, pol(t, l, false, true, th, rec))
 		}
 	}
 	for _, p := range policies {
-		name := pname(p)
+		name := p.String()
 		t.Run(name, func(t *testing.T) {
 			frames := mustRun(t, l, p, tok)
 
@@ -511,9 +502,9 @@ func sameBlocks(a, b []sim.Block) bool {
 
 func TestNoMemory(t *testing.T) {
 	l, tok := setup(t)
-	for rec := 1; rec <= sim.Recordings; rec++ {
-		p := sim.Policy{Compaction: true, Memory: false, ThresholdPercent: 92, Recording: rec}
-		name := pname(p)
+	for rec := 1; rec <= versions; rec++ {
+		p := pol(t, l, true, false, 92, rec)
+		name := p.String()
 		t.Run(name, func(t *testing.T) {
 			frames := mustRun(t, l, p, tok)
 			checkFrame(t, name, frames, 1, sim.FrameStep, "start-1", systemTok)
@@ -524,13 +515,13 @@ func TestNoMemory(t *testing.T) {
 			if r < 0 {
 				t.Fatalf("Run(%s) has no remember frame", name)
 			}
-			if f := frames[r]; len(f.MemoryFile) != 0 || len(frameEvents(f, sim.EventMemoryWrite)) != 0 || f.Total != systemTok+taskTok+ackTok {
+			if f := frames[r]; len(memFile(f)) != 0 || len(frameEvents(f, sim.EventMemoryWrite)) != 0 || f.Total != systemTok+taskTok+ackTok {
 				t.Errorf("Run(%s) frame %d: memory file %q, %d memory_write events, total %d; want empty file, no write, %d",
-					name, f.Step, f.MemoryFile, len(frameEvents(f, sim.EventMemoryWrite)), f.Total, systemTok+taskTok+ackTok)
+					name, f.Step, memFile(f), len(frameEvents(f, sim.EventMemoryWrite)), f.Total, systemTok+taskTok+ackTok)
 			}
 			for _, f := range frames {
-				if len(f.MemoryFile) != 0 || len(f.MemoryInjected) != 0 {
-					t.Errorf("Run(%s) frame %d has memory file %q, injected %q; want none", name, f.Step, f.MemoryFile, f.MemoryInjected)
+				if len(memFile(f)) != 0 || len(memInjected(f)) != 0 {
+					t.Errorf("Run(%s) frame %d has memory file %q, injected %q; want none", name, f.Step, memFile(f), memInjected(f))
 				}
 			}
 			// 47.9k minus the 1.0k memory copy is still over 46k: one compaction.
@@ -570,25 +561,28 @@ func TestNoMemory(t *testing.T) {
 
 func TestThreshold50(t *testing.T) {
 	l, tok := setup(t)
-	if got := l.ThresholdTokens(50); got != threshold50 {
-		t.Fatalf("ThresholdTokens(50) = %d; want %d", got, threshold50)
+	if got := l.Window * 50 / 100; got != threshold50 {
+		t.Fatalf("threshold at 50%% = %d; want %d", got, threshold50)
 	}
 	// First check above 25k: before the test command (the diagnosis is the
 	// last message): 5.3k + 0.3k + 19.0k + 0.9k = 25.5k. The check before the
-	// diagnosis (24.6k) is below.
+	// diagnosis (24.6k) is below. The kept tail is the diagnosis and
+	// src/parser.ts, and grows to keep the read request with its result
+	// (a tool result never stays without its call), so the range is the
+	// task and the acknowledgement: 25.5k - 1.3k + 0.4k = 24.6k.
 	before1 := 5300 + readTok + fileTok + diagTok
-	after1 := systemTok + memoryTok + 400 /* s50a, read from the card below */ + fileTok + diagTok
+	after1 := systemTok + memoryTok + 400 /* s50a, read from the card below */ + readTok + fileTok + diagTok
 	before2 := after1 + bashTok + logTok
 	after2 := systemTok + memoryTok + 800 /* s50b */ + bashTok + logTok
-	for _, c := range l.Cards {
+	for _, c := range cards(l) {
 		switch {
 		case c.ID == "s50a" && c.Tokens != 400, c.ID == "s50b" && c.Tokens != 800:
 			t.Fatalf("card %s has %d tokens; the figures below assume 400/800", c.ID, c.Tokens)
 		}
 	}
-	for rec := 1; rec <= sim.Recordings; rec++ {
-		p := sim.Policy{Compaction: true, Memory: true, ThresholdPercent: 50, Recording: rec}
-		name := pname(p)
+	for rec := 1; rec <= versions; rec++ {
+		p := pol(t, l, true, true, 50, rec)
+		name := p.String()
 		t.Run(name, func(t *testing.T) {
 			frames := mustRun(t, l, p, tok)
 			if n := len(events(frames, sim.EventCompaction)); n != 2 {
@@ -607,12 +601,12 @@ func TestThreshold50(t *testing.T) {
 				stillAbove    bool
 				resummarize   bool
 			}{
-				{1, "fill", []string{"m-task", "m-ack", "m-read"}, "s50a", before1, after1, false, false},
-				{2, "reply", []string{"s50a", "m-file", "m-diag"}, "s50b", before2, after2, true, true},
+				{1, "fill", []string{"m-task", "m-ack"}, "s50a", before1, after1, false, false},
+				{2, "reply", []string{"s50a", "m-read", "m-file", "m-diag"}, "s50b", before2, after2, true, true},
 			}
 			for k, tc := range tests {
 				rep := frames[reps[k]]
-				c := rep.Compaction
+				c := comp(rep)
 				if c == nil {
 					t.Fatalf("Run(%s) frame %d has no compaction", name, rep.Step)
 				}
@@ -657,19 +651,19 @@ func TestRecordingStatistics(t *testing.T) {
 	texts := map[string][]string{}
 	provs := map[string][]sim.Text{}
 	for _, th := range []int{92, 50} {
-		for rec := 1; rec <= sim.Recordings; rec++ {
-			p := sim.Policy{Compaction: true, Memory: true, ThresholdPercent: th, Recording: rec}
+		for rec := 1; rec <= versions; rec++ {
+			p := pol(t, l, true, true, th, rec)
 			for _, f := range mustRun(t, l, p, tok) {
 				if f.Kind != sim.FrameSummary || f.Pending == nil || f.Pending.Summary == nil {
 					continue
 				}
 				s := f.Pending.Summary
 				if s.Mechanical {
-					t.Errorf("Run(%s) frame %d: summary is mechanical; want a card", pname(p), f.Step)
+					t.Errorf("Run(%s) frame %d: summary is mechanical; want a card", p.String(), f.Step)
 					continue
 				}
-				if s.Recording != rec {
-					t.Errorf("Run(%s) frame %d: summary recording %d; want %d", pname(p), f.Step, s.Recording, rec)
+				if s.Version != rec {
+					t.Errorf("Run(%s) frame %d: summary recording %d; want %d", p.String(), f.Step, s.Version, rec)
 				}
 				if len(texts[s.Card]) == rec-1 {
 					texts[s.Card] = append(texts[s.Card], f.Pending.Content)
@@ -679,8 +673,8 @@ func TestRecordingStatistics(t *testing.T) {
 		}
 	}
 	for _, id := range []string{"s92", "s50a", "s50b"} {
-		if len(texts[id]) != sim.Recordings {
-			t.Fatalf("card %s shown with %d recordings; want %d", id, len(texts[id]), sim.Recordings)
+		if len(texts[id]) != versions {
+			t.Fatalf("card %s shown with %d recordings; want %d", id, len(texts[id]), versions)
 		}
 	}
 	todo := fact(t, l, "unicode-todo").Pattern
@@ -762,13 +756,13 @@ func TestRecordingStatistics(t *testing.T) {
 
 // allPolicies is every preset policy plus thresholds 1, 10, 30, 75, 96, 100
 // in every combination.
-func allPolicies(l *sim.Lesson) []sim.Policy {
-	ps := sim.PresetPolicies(l)
+func allPolicies(t testing.TB, l *sim.Lesson) []sim.Policy {
+	ps := l.PresetPolicies()
 	for _, th := range []int{1, 10, 30, 75, 96, 100} {
 		for _, c := range []bool{true, false} {
 			for _, m := range []bool{true, false} {
-				for rec := 1; rec <= sim.Recordings; rec++ {
-					ps = append(ps, sim.Policy{Compaction: c, Memory: m, ThresholdPercent: th, Recording: rec})
+				for rec := 1; rec <= versions; rec++ {
+					ps = append(ps, pol(t, l, c, m, th, rec))
 				}
 			}
 		}
@@ -777,7 +771,7 @@ func allPolicies(l *sim.Lesson) []sim.Policy {
 }
 
 func cardFor(l *sim.Lesson, rng []string) (sim.Card, bool) {
-	for _, c := range l.Cards {
+	for _, c := range cards(l) {
 		if slices.Equal(c.Covers, rng) {
 			return c, true
 		}
@@ -787,13 +781,13 @@ func cardFor(l *sim.Lesson, rng []string) (sim.Card, bool) {
 
 func TestInvariants(t *testing.T) {
 	l, tok := setup(t)
-	ps := allPolicies(l)
-	if n := len(sim.PresetPolicies(l)); n != 2*2*2*sim.Recordings {
-		t.Errorf("PresetPolicies = %d policies; want 2 (compaction) x 2 (memory) x 2 thresholds x %d recordings", n, sim.Recordings)
+	ps := allPolicies(t, l)
+	if n := len(l.PresetPolicies()); n != 2*2*2*versions {
+		t.Errorf("PresetPolicies = %d policies; want 2 (compaction) x 2 (memory) x 2 thresholds x %d recordings", n, versions)
 	}
 	mechanical := 0
 	for _, p := range ps {
-		name := pname(p)
+		name := p.String()
 		t.Run(name, func(t *testing.T) {
 			frames := mustRun(t, l, p, tok)
 			again := mustRun(t, l, p, tok)
@@ -835,8 +829,8 @@ func TestInvariants(t *testing.T) {
 					if len(f.Blocks) > 1 && f.Blocks[1].Kind == sim.KindMemory {
 						h = 2
 						want := fmt.Sprintf("memory-%d", f.Session)
-						if f.Blocks[1].ID != want || !p.Memory {
-							t.Errorf("Run(%s) frame %d memory block %s (memory %v); want %s only with memory on", name, f.Step, f.Blocks[1].ID, p.Memory, want)
+						if f.Blocks[1].ID != want || !p.On("memory") {
+							t.Errorf("Run(%s) frame %d memory block %s (memory %v); want %s only with memory on", name, f.Step, f.Blocks[1].ID, p.On("memory"), want)
 						}
 					}
 					if f.TraceStep == "start-1" || f.TraceStep == "start-2" {
@@ -857,17 +851,24 @@ func TestInvariants(t *testing.T) {
 					t.Errorf("Run(%s) frame %d: replaced frame not preceded by crossed, selected, summary", name, f.Step)
 					continue
 				}
-				if !p.Compaction {
+				if !p.On("compaction") {
 					t.Errorf("Run(%s) compacted with compaction off", name)
 				}
 				crossed, sel, sum := frames[i-3], frames[i-2], frames[i-1]
-				c := f.Compaction
-				if c == nil || crossed.Compaction == nil || c.Before <= c.Threshold || crossed.Total <= l.ThresholdTokens(p.ThresholdPercent) {
-					t.Errorf("Run(%s) frame %d compacted at %d; the check is tokens > threshold (%d)", name, crossed.Step, crossed.Total, l.ThresholdTokens(p.ThresholdPercent))
+				c := comp(f)
+				threshold := l.Window * p.Int("threshold") / 100
+				if c == nil || comp(crossed) == nil || c.Before <= c.Threshold || crossed.Total <= threshold {
+					t.Errorf("Run(%s) frame %d compacted at %d; the check is tokens > threshold (%d)", name, crossed.Step, crossed.Total, threshold)
 					continue
 				}
 				before := sel.Blocks
-				if len(before) < header+l.TailMessages+1 {
+				// The kept tail: the last 2 messages, and the call of a kept
+				// tool result (a result never stays without its call).
+				kept := len(before) - tailMessages
+				for kept > header && before[kept].Role == sim.RoleTool && before[kept-1].Kind == sim.KindToolCall {
+					kept--
+				}
+				if kept <= header {
 					t.Errorf("Run(%s) frame %d: compaction of a window with %d blocks", name, sel.Step, len(before))
 					continue
 				}
@@ -875,22 +876,22 @@ func TestInvariants(t *testing.T) {
 				for k, b := range before {
 					if b.Selected {
 						selected = append(selected, b.ID)
-						if k < header || k >= len(before)-l.TailMessages {
-							t.Errorf("Run(%s) frame %d selects %s, in the header or the last %d messages", name, sel.Step, b.ID, l.TailMessages)
+						if k < header || k >= kept {
+							t.Errorf("Run(%s) frame %d selects %s, in the header or the kept tail", name, sel.Step, b.ID)
 						}
 					}
 				}
-				if !slices.Equal(selected, c.RangeIDs) || !slices.Equal(selected, ids(before[header:len(before)-l.TailMessages])) {
+				if !slices.Equal(selected, c.RangeIDs) || !slices.Equal(selected, ids(before[header:kept])) {
 					t.Errorf("Run(%s) frame %d selected %v, range %v; want everything between header and tail %v",
-						name, sel.Step, selected, c.RangeIDs, ids(before[header:len(before)-l.TailMessages]))
+						name, sel.Step, selected, c.RangeIDs, ids(before[header:kept]))
 				}
 				if sum.Pending == nil {
 					t.Errorf("Run(%s) frame %d has no pending summary", name, sum.Step)
 					continue
 				}
-				want := append(append(slices.Clone(before[:header]), *sum.Pending), before[len(before)-l.TailMessages:]...)
+				want := append(append(slices.Clone(before[:header]), *sum.Pending), before[kept:]...)
 				if !sameBlocks(f.Blocks, want) {
-					t.Errorf("Run(%s) frame %d blocks = %v; want header + summary + last %d = %v", name, f.Step, ids(f.Blocks), l.TailMessages, ids(want))
+					t.Errorf("Run(%s) frame %d blocks = %v; want header + summary + kept tail = %v", name, f.Step, ids(f.Blocks), ids(want))
 				}
 				if c.After != f.Total || c.StillAbove != (f.Total > c.Threshold) {
 					t.Errorf("Run(%s) frame %d: after %d, still above %v; total %d threshold %d", name, f.Step, c.After, c.StillAbove, f.Total, c.Threshold)
@@ -905,8 +906,8 @@ func TestInvariants(t *testing.T) {
 				case s == nil:
 					t.Errorf("Run(%s) frame %d: summary block without SummaryOf", name, sum.Step)
 				case hasCard:
-					if s.Mechanical || s.Card != card.ID || sum.Pending.Tokens != card.Tokens || sum.Pending.Content != card.Recordings[p.Recording-1].Content {
-						t.Errorf("Run(%s) frame %d: summary %+v; want recording %d of card %s", name, sum.Step, s, p.Recording, card.ID)
+					if s.Mechanical || s.Card != card.ID || sum.Pending.Tokens != card.Tokens || sum.Pending.Content != card.Versions[p.Int("rec")-1].Content || s.Recorded {
+						t.Errorf("Run(%s) frame %d: summary %+v; want version %d of card %s, written for the lesson", name, sum.Step, s, p.Int("rec"), card.ID)
 					}
 				default:
 					mechanical++
@@ -917,15 +918,15 @@ func TestInvariants(t *testing.T) {
 					if sum.Pending.Tokens != tok.Count(sum.Pending.Content) {
 						t.Errorf("Run(%s) frame %d: excerpt tokens %d; want its o200k_base count %d", name, sum.Step, sum.Pending.Tokens, tok.Count(sum.Pending.Content))
 					}
-					if s.Recording != 0 || s.Card != "" || strings.Contains(s.Provenance.In("en"), "recorded from") || !strings.Contains(s.Provenance.In("en"), "no model wrote this text") {
-						t.Errorf("Run(%s) frame %d: mechanical excerpt provenance %+v must say no model wrote it", name, sum.Step, s)
+					if s.Version != 0 || s.Card != "" || s.Recorded || len(s.Provenance) != 0 || sum.Pending.Origin.Key != "mechanical" {
+						t.Errorf("Run(%s) frame %d: mechanical excerpt %+v (origin %q) must be told apart from any summary text", name, sum.Step, s, sum.Pending.Origin.Key)
 					}
 					if len(sum.Narration) == 0 || sum.Narration[0] != "summary@mechanical" {
 						t.Errorf("Run(%s) frame %d narration %v; want summary@mechanical first", name, sum.Step, sum.Narration)
 					}
 				}
 			}
-			if !p.Compaction && len(events(frames, sim.EventCompaction)) != 0 {
+			if !p.On("compaction") && len(events(frames, sim.EventCompaction)) != 0 {
 				t.Errorf("Run(%s) has compaction events with compaction off", name)
 			}
 			if n, r := len(events(frames, sim.EventCompaction)), len(kinds(frames, sim.FrameReplaced)); n != r {
@@ -937,14 +938,14 @@ func TestInvariants(t *testing.T) {
 		// 96% = 48,000: 47.9k passes the check before the reply, 49.0k does
 		// not pass the one before the loss check, and the range then runs
 		// past the diagnosis (no card covers it).
-		p := sim.Policy{Compaction: true, Memory: true, ThresholdPercent: 96, Recording: 1}
+		p := pol(t, l, true, true, 96, 1)
 		frames := mustRun(t, l, p, tok)
 		s := find(frames, 0, sim.FrameSummary, "")
 		if s < 0 || frames[s].TraceStep != "loss-check" || frames[s].Pending == nil || frames[s].Pending.Summary == nil || !frames[s].Pending.Summary.Mechanical {
-			t.Fatalf("Run(%s): want one mechanical summary before the loss check", pname(p))
+			t.Fatalf("Run(%s): want one mechanical summary before the loss check", p.String())
 		}
-		if c := frames[s].Compaction; c.Before != 49000 {
-			t.Errorf("Run(%s) frame %d compaction before = %d; want 49000", pname(p), frames[s].Step, c.Before)
+		if c := comp(frames[s]); c.Before != 49000 {
+			t.Errorf("Run(%s) frame %d compaction before = %d; want 49000", p.String(), frames[s].Step, c.Before)
 		}
 	})
 	if mechanical == 0 {
@@ -964,19 +965,33 @@ func msg(id string, role sim.Role, n int) sim.Message {
 // tinyLesson is a one-session lesson with a systemTokens prompt, a window of
 // window tokens, a 50% threshold, a 2-message tail and msgs as one step.
 func tinyLesson(systemTokens, window int, msgs ...sim.Message) *sim.Lesson {
+	written := sim.Text{"en": "Written for this test."}
 	l := &sim.Lesson{
-		ID: "tiny", Window: window, ThresholdPercent: 50, Thresholds: []int{50}, TailMessages: 2,
+		ID: "tiny", Window: window,
 		System: sim.Message{ID: "system", Role: sim.RoleSystem, Kind: sim.KindPrompt, Tokens: systemTokens, Content: "system prompt"},
-		Memory: sim.MemorySeed{Path: "MEMORY.md", Tokens: 0},
 		Trace:  []sim.Step{{ID: "start", Type: sim.StepSessionStart}},
-		Cards: []sim.Card{{ID: "c1", Covers: []string{"u0"}, Tokens: 10, Recordings: []sim.Recording{
-			{Content: "r1"}, {Content: "r2"}, {Content: "r3"}, {Content: "r4"}, {Content: "r5"}}}},
-		Provenance: sim.Text{"en": "Written for this test."},
+		Mechanisms: []sim.Mechanism{
+			sim.Compaction{Threshold: 50, Presets: []int{50}, Tail: 2, Versions: 5, Cards: []sim.Card{{ID: "c1", Covers: []string{"u0"}, Tokens: 10,
+				Versions: []sim.CardText{{"r1", written, false}, {"r2", written, false}, {"r3", written, false}, {"r4", written, false}, {"r5", written, false}}}}},
+			sim.MemoryStore{Path: "MEMORY.md"},
+		},
+	}
+	if err := l.SetParamOrder([]string{"compaction", "memory", "threshold", "rec"}); err != nil {
+		panic(err)
 	}
 	if len(msgs) > 0 {
 		l.Trace = append(l.Trace, sim.Step{ID: "talk", Type: sim.StepMessages, Messages: msgs})
 	}
 	return l
+}
+
+// call and result are a tool call and its result, paired by id.
+func call(id string, n int) sim.Message {
+	return sim.Message{ID: id, Role: sim.RoleAssistant, Kind: sim.KindToolCall, ToolUseID: id, Tokens: n, Content: id + "()"}
+}
+
+func result(id, callID string, n int) sim.Message {
+	return sim.Message{ID: id, Role: sim.RoleTool, Kind: sim.KindToolResult, ToolUseID: callID, Tokens: n, Content: id + " output"}
 }
 
 func TestEdgeRules(t *testing.T) {
@@ -1008,13 +1023,16 @@ func TestEdgeRules(t *testing.T) {
 			[]sim.Message{msg("u1", u, 901), msg("a2", a, 10)},
 			false, false, true, 1001, []string{"system", "u1"}},
 		{"user and tool messages never trigger a check", true,
-			[]sim.Message{msg("u0", u, 100), msg("u1", u, 400), {ID: "t2", Role: sim.RoleTool, Kind: sim.KindToolResult, Tokens: 600, Content: "log"}},
-			false, false, false, 1200, []string{"system", "u0", "u1", "t2"}},
+			[]sim.Message{msg("u0", u, 100), call("k1", 10), result("t2", "k1", 590)},
+			false, false, false, 800, []string{"system", "u0", "k1", "t2"}},
+		{"a kept tool result keeps its call", true,
+			[]sim.Message{msg("u0", u, 100), call("k1", 50), result("t2", "k1", 300), msg("u3", u, 100), msg("a4", a, 10)},
+			true, false, false, 100 + 10 + 50 + 300 + 100 + 10, []string{"system", "c1", "k1", "t2", "u3", "a4"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			l := tinyLesson(100, win, tc.msgs...)
-			p := sim.Policy{Compaction: tc.compaction, Memory: false, ThresholdPercent: 50, Recording: 1}
+			p := pol(t, l, tc.compaction, false, 50, 1)
 			frames := mustRun(t, l, p, wordCounter{})
 			name := tc.name
 			nComp := len(events(frames, sim.EventCompaction))
@@ -1026,9 +1044,13 @@ func TestEdgeRules(t *testing.T) {
 				t.Errorf("Run(%s): compaction_skipped = %v; want %v", name, got, tc.skipped)
 			}
 			if tc.compacted {
-				c := frames[find(frames, 0, sim.FrameReplaced, "")].Compaction
-				if c.Before != 501 || c.Threshold != 500 || !slices.Equal(c.RangeIDs, []string{"u0"}) || c.SummaryBlock != "c1" {
-					t.Errorf("Run(%s): compaction %+v; want before 501, threshold 500, range [u0], summary c1", name, c)
+				c := comp(frames[find(frames, 0, sim.FrameReplaced, "")])
+				crossed := frames[find(frames, 0, sim.FrameCrossed, "")]
+				if c.Before != crossed.Total || c.Before <= 500 || c.Threshold != 500 || !slices.Equal(c.RangeIDs, []string{"u0"}) || c.SummaryBlock != "c1" {
+					t.Errorf("Run(%s): compaction %+v; want before > threshold 500, range [u0], summary c1", name, c)
+				}
+				if tc.name == "threshold+1 compacts" && c.Before != 501 {
+					t.Errorf("Run(%s): compaction before %d; want 501", name, c.Before)
 				}
 			}
 			ov := kinds(frames, sim.FrameOverflow)
@@ -1058,14 +1080,14 @@ func TestCompactionNeverOverflows(t *testing.T) {
 	l, tok := setup(t)
 	for pct := 1; pct <= 100; pct++ {
 		for _, mem := range []bool{true, false} {
-			p := sim.Policy{Compaction: true, Memory: mem, ThresholdPercent: pct, Recording: 1}
+			p := pol(t, l, true, mem, pct, 1)
 			frames := mustRun(t, l, p, tok)
 			if ev := events(frames, sim.EventOverflow); len(ev) != 0 {
-				t.Errorf("Run(%s) has %d overflow events; want 0", pname(p), len(ev))
+				t.Errorf("Run(%s) has %d overflow events; want 0", p.String(), len(ev))
 			}
 			for _, f := range frames {
-				if f.Kind == sim.FrameReplaced && f.Compaction.Emergency && f.Total > l.Window {
-					t.Errorf("Run(%s) frame %d: reactive compaction left %d > window", pname(p), f.Step, f.Total)
+				if f.Kind == sim.FrameReplaced && comp(f).Emergency && f.Total > l.Window {
+					t.Errorf("Run(%s) frame %d: reactive compaction left %d > window", p.String(), f.Step, f.Total)
 				}
 			}
 		}
@@ -1073,17 +1095,17 @@ func TestCompactionNeverOverflows(t *testing.T) {
 	// Reactive compaction happens only where routine compaction stopped:
 	// never at the presets.
 	for _, pct := range []int{92, 50} {
-		frames := mustRun(t, l, sim.Policy{Compaction: true, Memory: true, ThresholdPercent: pct, Recording: 1}, tok)
+		frames := mustRun(t, l, pol(t, l, true, true, pct, 1), tok)
 		for _, f := range frames {
-			if f.Compaction != nil && f.Compaction.Emergency {
+			if comp(f) != nil && comp(f).Emergency {
 				t.Errorf("Run(%d%%) frame %d is a reactive compaction; want none at a preset", pct, f.Step)
 			}
 		}
 	}
-	frames := mustRun(t, l, sim.Policy{Compaction: true, Memory: true, ThresholdPercent: 10, Recording: 1}, tok)
+	frames := mustRun(t, l, pol(t, l, true, true, 10, 1), tok)
 	n := 0
 	for _, f := range frames {
-		if f.Kind == sim.FrameCrossed && f.Compaction.Emergency {
+		if f.Kind == sim.FrameCrossed && comp(f).Emergency {
 			n++
 			if f.Narration[0] != "crossed@emergency" {
 				t.Errorf("Run(10%%) frame %d narration = %v; want crossed@emergency first", f.Step, f.Narration)

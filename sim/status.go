@@ -326,9 +326,9 @@ type costModel struct {
 // a cost common to both) and prices them at p's alpha.
 func statusCostModel(l *Lesson, p Policy, tok Tokenizer) costModel {
 	alpha := float64(p.Int("alpha")) / 100
-	rp, _ := l.With(p, "status", "replace")
-	rp, _ = l.With(rp, "clock", "off")
-	ap, _ := l.With(rp, "status", "append")
+	rp := withParam(l, p, "status", "replace")
+	rp = withParam(l, rp, "clock", "off")
+	ap := withParam(l, rp, "status", "append")
 	repl, app := replayFrames(l, rp, tok), replayFrames(l, ap, tok)
 	m := costModel{Alpha: alpha}
 	var sTotal, rTotal float64
@@ -363,6 +363,14 @@ func statusCostModel(l *Lesson, p Policy, tok Tokenizer) costModel {
 	m.AppendWins = m.Left < m.Right
 	m.MeasuredAppendOK = m.MeasuredAppend < m.MeasuredReplace
 	return m
+}
+
+// withParam sets a parameter the lesson has; p is unchanged otherwise.
+func withParam(l *Lesson, p Policy, name, v string) Policy {
+	if q, err := l.With(p, name, v); err == nil {
+		return q
+	}
+	return p
 }
 
 // replayFrames runs a policy built from another valid one; it cannot fail.

@@ -16,18 +16,31 @@ func statusLesson(t *testing.T) *sim.Lesson {
 	return l
 }
 
-func statusPolicy(status string, counter, clock bool) sim.Policy {
-	return sim.Policy{Status: status, Counter: counter, Clock: clock, AlphaPercent: 10}
+func statusPolicy(t *testing.T, status string, counter, clock bool) sim.Policy {
+	t.Helper()
+	return policyOf(t, statusLesson(t), "status", status, "counter", onoff(counter), "clock", onoff(clock), "alpha", "10")
 }
 
 func runStatus(t *testing.T, l *sim.Lesson, p sim.Policy) []sim.Frame {
 	t.Helper()
 	tok, _ := loadTok()
-	frames, err := sim.Run(l, p, tok)
-	if err != nil {
-		t.Fatalf("Run(%+v) = %v", p, err)
+	return mustRun(t, l, p, tok)
+}
+
+// callSteps are the steps of a trace that call the model, with the tool
+// each one's call uses ("" for the decision).
+func callSteps(l *sim.Lesson) (times, tools []string) {
+	for _, st := range l.Trace {
+		for _, m := range st.Messages {
+			if m.Kind == sim.KindToolCall {
+				times, tools = append(times, st.Time), append(tools, m.Tool)
+			}
+		}
+		if st.Decision {
+			times, tools = append(times, st.Time), append(tools, "")
+		}
 	}
-	return frames
+	return times, tools
 }
 
 var (
@@ -39,8 +52,9 @@ var (
 // before it, counted here independently from the trajectory.
 func TestStatusContent(t *testing.T) {
 	l := statusLesson(t)
+	times, tools := callSteps(l)
 	for _, mode := range []string{"replace", "append"} {
-		frames := runStatus(t, l, statusPolicy(mode, false, false))
+		frames := runStatus(t, l, statusPolicy(t, mode, false, false))
 		phone, search := 0, 0
 		for i, f := range frames {
 			last := f.Blocks[len(f.Blocks)-1]
@@ -66,16 +80,14 @@ func TestStatusContent(t *testing.T) {
 			if reached != (phone >= 3) {
 				t.Errorf("%s frame %d: constraint reached = %v with %d calls", mode, i+1, reached, phone)
 			}
-			if !strings.Contains(last.Content, "Current time: "+l.Status.Steps[i].Time) {
-				t.Errorf("%s frame %d: status lacks the call's time %s", mode, i+1, l.Status.Steps[i].Time)
+			if !strings.Contains(last.Content, "Current time: "+times[i]) {
+				t.Errorf("%s frame %d: status lacks the call's time %s", mode, i+1, times[i])
 			}
-			if c := l.Status.Steps[i].Call; c != nil {
-				switch c.Tool {
-				case "phone_call":
-					phone++
-				case "web_search":
-					search++
-				}
+			switch tools[i] {
+			case "phone_call":
+				phone++
+			case "web_search":
+				search++
 			}
 		}
 		if phone != 3 || search != 4 {
@@ -98,7 +110,7 @@ func TestStatusBlocksPerMode(t *testing.T) {
 		{"append", func(i int) int { return i + 1 }},
 	} {
 		for _, counter := range []bool{false, true} {
-			frames := runStatus(t, l, statusPolicy(tc.mode, counter, false))
+			frames := runStatus(t, l, statusPolicy(t, tc.mode, counter, false))
 			for i, f := range frames {
 				n := 0
 				for _, b := range f.Blocks {
@@ -118,7 +130,7 @@ func TestSystemPromptStable(t *testing.T) {
 	l := statusLesson(t)
 	for _, mode := range []string{"off", "replace", "append"} {
 		for _, clock := range []bool{false, true} {
-			frames := runStatus(t, l, statusPolicy(mode, true, clock))
+			frames := runStatus(t, l, statusPolicy(t, mode, true, clock))
 			first := frames[0].Blocks[0]
 			for i, f := range frames {
 				sys := f.Blocks[0]
@@ -148,10 +160,10 @@ func recomputed(frames []sim.Frame) int {
 func TestRecomputedOrder(t *testing.T) {
 	l := statusLesson(t)
 	for _, counter := range []bool{false, true} {
-		app := recomputed(runStatus(t, l, statusPolicy("append", counter, false)))
-		rep := recomputed(runStatus(t, l, statusPolicy("replace", counter, false)))
+		app := recomputed(runStatus(t, l, statusPolicy(t, "append", counter, false)))
+		rep := recomputed(runStatus(t, l, statusPolicy(t, "replace", counter, false)))
 		for _, mode := range []string{"off", "replace", "append"} {
-			clk := recomputed(runStatus(t, l, statusPolicy(mode, counter, true)))
+			clk := recomputed(runStatus(t, l, statusPolicy(t, mode, counter, true)))
 			if !(app < rep && rep < clk) {
 				t.Errorf("counter=%v: recomputed append %d, replace %d, clock(%s) %d; want append < replace < clock", counter, app, rep, mode, clk)
 			}
@@ -159,17 +171,17 @@ func TestRecomputedOrder(t *testing.T) {
 	}
 	// Append recomputes only the new tail: everything of the previous
 	// request, and the model's own output, is reused.
-	for i, f := range runStatus(t, l, statusPolicy("append", false, false))[1:] {
+	for i, f := range runStatus(t, l, statusPolicy(t, "append", false, false))[1:] {
 		if f.Cache.Reason != sim.CacheAppend || f.Cache.InvalidatedTokens != 0 {
 			t.Errorf("append frame %d: reason %s, invalidated %d; want append, 0", i+2, f.Cache.Reason, f.Cache.InvalidatedTokens)
 		}
 	}
-	for i, f := range runStatus(t, l, statusPolicy("replace", false, false))[1:] {
+	for i, f := range runStatus(t, l, statusPolicy(t, "replace", false, false))[1:] {
 		if f.Cache.Reason != sim.CacheStatusReplaced || f.Cache.FirstChanged == "" {
 			t.Errorf("replace frame %d: reason %s, first changed %q; want status_replaced", i+2, f.Cache.Reason, f.Cache.FirstChanged)
 		}
 	}
-	for i, f := range runStatus(t, l, statusPolicy("off", false, true))[1:] {
+	for i, f := range runStatus(t, l, statusPolicy(t, "off", false, true))[1:] {
 		if f.Cache.Reason != sim.CacheSystemChanged || f.Cache.ReusedTokens != 0 {
 			t.Errorf("clock frame %d: reason %s, reused %d; want system_changed, 0", i+2, f.Cache.Reason, f.Cache.ReusedTokens)
 		}
@@ -178,7 +190,7 @@ func TestRecomputedOrder(t *testing.T) {
 
 func TestCounterInToolResults(t *testing.T) {
 	l := statusLesson(t)
-	frames := runStatus(t, l, statusPolicy("off", true, false))
+	frames := runStatus(t, l, statusPolicy(t, "off", true, false))
 	last := frames[len(frames)-1]
 	var got []string
 	for _, b := range last.Blocks {
@@ -216,21 +228,45 @@ func (fixedTok) Count(s string) int {
 }
 
 func TestCostModelHandComputed(t *testing.T) {
-	step := func(id string, call bool) sim.StatusStep {
-		st := sim.StatusStep{ID: id, Time: "t"}
+	user := sim.Message{ID: "u", Role: sim.RoleUser, Content: "user"}
+	step := func(id string, call bool) sim.Step {
+		st := sim.Step{ID: id, Type: sim.StepMessages, Time: "t", ShowRequest: true}
 		if call {
-			st.Call = &sim.ToolCall{ID: id, Tool: "call", Args: "x", Result: "result " + id}
+			st.Messages = []sim.Message{
+				{ID: "call-" + id, Role: sim.RoleAssistant, Kind: sim.KindToolCall, Tool: "call", ToolUseID: id, Args: "x", Content: "call(x)"},
+				{ID: "result-" + id, Role: sim.RoleTool, Kind: sim.KindToolResult, Tool: "call", ToolUseID: id, Content: "result " + id},
+			}
 		} else {
 			st.Decision = true
 		}
 		return st
 	}
-	l := &sim.Lesson{ID: "tiny", Engine: sim.EngineStatus, Window: 1000, Status: &sim.StatusTrace{
-		System: "sys", Constraint: sim.Constraint{Tool: "call", Key: "k", Max: 3},
-		Steps: []sim.StatusStep{step("a", true), step("b", true), step("c", false)},
-	}}
-	l.Status.Steps[0].User = "user"
-	cm := sim.StatusCostModel(l, sim.Policy{Status: "off", AlphaPercent: 10}, fixedTok{})
+	l := &sim.Lesson{ID: "tiny", Window: 1000, Counted: true,
+		System: sim.Message{ID: "system", Role: sim.RoleSystem, Kind: sim.KindPrompt, Content: "sys"},
+		Trace:  []sim.Step{step("a", true), step("b", true), step("c", false)},
+		Mechanisms: []sim.Mechanism{
+			sim.StatusBar{Constraint: sim.Constraint{Tool: "call", Key: "k", Max: 3}},
+			sim.PromptCache{Pricing: true, Alpha: 10, Presets: []int{10}},
+		}}
+	l.Trace[0].Messages = append([]sim.Message{user}, l.Trace[0].Messages...)
+	if err := l.SetParamOrder(nil); err != nil {
+		t.Fatal(err)
+	}
+	r, err := sim.Run(l, policyOf(t, l, "status", "off", "alpha", "10"), fixedTok{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]float64{}
+	for _, f := range r.Fields {
+		for _, g := range f.Value.([]sim.Field) {
+			switch v := g.Value.(type) {
+			case float64:
+				got[f.Name+"."+g.Name] = v
+			case int:
+				got[f.Name+"."+g.Name] = float64(v)
+			}
+		}
+	}
 	// N = 3 updates of S = 10; between updates the conversation gains a call
 	// (2) and its result (5): R = 7. α = 0.1.
 	// C_replace = (N−1)(1−α)R = 2 × 0.9 × 7 = 12.6
@@ -239,20 +275,58 @@ func TestCostModelHandComputed(t *testing.T) {
 	// Measured replace: only the cached call (2 tokens) is recomputed per
 	// update after the first: 2 × 0.9 × 2 = 3.6.
 	checks := []struct {
-		name      string
-		got, want float64
+		name string
+		want float64
 	}{
-		{"S", cm.S, 10}, {"R", cm.R, 7}, {"N", float64(cm.N), 3},
-		{"C_replace", cm.CReplace, 12.6}, {"C_append", cm.CAppend, 3},
-		{"measured append", cm.MeasuredAppend, 3}, {"measured replace", cm.MeasuredReplace, 3.6},
+		{"cost_model.S", 10}, {"cost_model.R", 7}, {"cost_model.N", 3}, {"cost_model.alpha", 0.1},
+		{"cost_model.c_replace", 12.6}, {"cost_model.c_append", 3},
+		{"measured.c_append", 3}, {"measured.c_replace", 3.6},
 	}
 	for _, c := range checks {
-		if math.Abs(c.got-c.want) > 1e-9 {
-			t.Errorf("%s = %v; want %v", c.name, c.got, c.want)
+		if v, ok := got[c.name]; !ok || math.Abs(v-c.want) > 1e-9 {
+			t.Errorf("%s = %v (present %v); want %v", c.name, v, ok, c.want)
 		}
 	}
-	if !cm.AppendWins { // αSN/2 = 1.5 < (1−α)R = 6.3
-		t.Error("AppendWins = false; want true (1.5 < 6.3)")
+	if _, ok := r.Frames[0].Figure("formula-append-wins"); !ok {
+		// αSN/2 = 1.5 < (1−α)R = 6.3
+		found := false
+		for _, g := range r.Figures {
+			found = found || g.Name == "formula-append-wins"
+		}
+		if !found {
+			t.Error("formula-append-wins missing; want it (1.5 < 6.3)")
+		}
+	}
+	if len(r.Panels) != 1 || r.Panels[0].ID != "cost" {
+		t.Fatalf("run panels = %+v; want the cost panel", r.Panels)
+	}
+	rule := r.Panels[0].Rows[3]
+	if sign := rule.Values[1].Text.In("en"); sign != "<" {
+		t.Errorf("cost panel sign = %q; want < (2 < 6 when rounded)", sign)
+	}
+}
+
+// TestCostSignHolds: the comparison the cost panel prints holds for the
+// numbers it prints, at every price the lesson offers.
+func TestCostSignHolds(t *testing.T) {
+	l := statusLesson(t)
+	tok, _ := loadTok()
+	for _, p := range l.PresetPolicies() {
+		r, err := sim.Run(l, p, tok)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, pn := range r.Panels {
+			if pn.ID != "cost" {
+				continue
+			}
+			v := pn.Rows[3].Values
+			left, sign, right := v[0].Value, v[1].Text.In("en"), v[2].Value
+			ok := map[string]bool{"<": left < right, ">": left > right, "=": left == right}[sign]
+			if !ok || v[0].Unit != v[2].Unit {
+				t.Errorf("%s: cost panel prints %d %s %d (%s/%s); want a sign that holds", p, left, sign, right, v[0].Unit, v[2].Unit)
+			}
+		}
 	}
 }
 

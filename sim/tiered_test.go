@@ -8,19 +8,15 @@ package sim_test
 // and browser_* by prefix; first-touch classification.
 
 import (
-	"errors"
 	"fmt"
-	"io/fs"
 	"reflect"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
-	"testing/fstest"
 	"unicode/utf8"
 
-	"ctxsim/scenarios"
 	"ctxsim/sim"
-	"ctxsim/tokens"
 )
 
 // publicRules are the constants of the public snapshot the lesson cites.
@@ -53,8 +49,17 @@ func text(seed, n int) string {
 	return b.String()[:n]
 }
 
+// tieredParams is a lesson with the tiered lesson's parameters, for
+// building policies.
+var tieredParams = handLesson(false)
+
 func policy(strategy string, floor bool, summarizer, budget, pairs string) sim.Policy {
-	return sim.Policy{Strategy: strategy, Floor: floor, Summarizer: summarizer, Budget: budget, Pairs: pairs}
+	p, err := tieredParams.PolicyOf(map[string]string{"strategy": strategy, "floor": onoff(floor),
+		"summarizer": summarizer, "budget": budget, "pairs": pairs})
+	if err != nil {
+		panic(err)
+	}
+	return p
 }
 
 var defaultTiered = policy("tiered", true, "ok", "attempts", "kept")
@@ -64,41 +69,92 @@ var defaultTiered = policy("tiered", true, "ok", "attempts", "kept")
 // after the last result and sees every result untouched; otherwise it is 1
 // token and a pass runs after every result.
 func handLesson(latchAtEnd bool, calls ...tcall) *sim.Lesson {
-	tr := &sim.TieredTrace{System: "sys", Task: "task", Rules: publicRules, Pressure: 1,
-		SummaryProvenance: sim.Text{"en": "Written for this test.", "ja": "テスト用。"}}
-	tr.Steps = []sim.TieredStep{{ID: "start"}}
+	tiered := sim.Tiered{Rules: publicRules, Pressure: 1, SummaryProvenance: sim.Text{"en": "Written for this test.", "ja": "テスト用。"}}
+	trace := []sim.Step{{ID: "start", Type: sim.StepMessages, Messages: []sim.Message{{ID: "task", Role: sim.RoleUser, Content: "task"}}}}
 	total := len("sys") + len("task")
 	for i, c := range calls {
-		call := sim.TieredCall{ID: fmt.Sprintf("toolu_%02d", i+1), Tool: c.tool, Args: fmt.Sprintf(`{"n":%d}`, i+1),
-			Label: c.tool, Result: text(i+1, c.chars)}
+		id := fmt.Sprintf("toolu_%02d", i+1)
+		args := fmt.Sprintf(`{"n":%d}`, i+1)
+		call := sim.Message{ID: "call-" + id, Role: sim.RoleAssistant, Kind: sim.KindToolCall, Tool: c.tool, ToolUseID: id, Args: args,
+			Content: fmt.Sprintf("%s(%s)", c.tool, args)}
+		res := sim.Message{ID: "result-" + id, Role: sim.RoleTool, Kind: sim.KindToolResult, Tool: c.tool, ToolUseID: id, Content: text(i+1, c.chars)}
 		if c.summary {
-			call.Summary = fmt.Sprintf("[micro-compact] summary of result %d", i+1)
+			res.Summary = fmt.Sprintf("[micro-compact] summary of result %d", i+1)
 		}
-		tr.Steps = append(tr.Steps, sim.TieredStep{ID: fmt.Sprintf("it-%02d", i+1), Calls: []sim.TieredCall{call}})
-		total += utf8.RuneCountInString(fmt.Sprintf("%s(%s)", call.Tool, call.Args)) + c.chars
+		trace = append(trace, sim.Step{ID: fmt.Sprintf("it-%02d", i+1), Type: sim.StepMessages, Messages: []sim.Message{call, res}})
+		total += utf8.RuneCountInString(call.Content) + c.chars
 	}
 	if latchAtEnd {
-		tr.Pressure = total - 1
+		tiered.Pressure = total - 1
 	}
-	tr.Steps = append(tr.Steps, sim.TieredStep{ID: "end"})
-	return &sim.Lesson{ID: "hand", Engine: sim.EngineTiered, Window: 100000, Tiered: tr}
+	trace = append(trace, sim.Step{ID: "end", Type: sim.StepMessages})
+	l := &sim.Lesson{ID: "hand", Window: 100000, Counted: true, Trace: trace,
+		System:     sim.Message{ID: "system", Role: sim.RoleSystem, Kind: sim.KindPrompt, Content: "sys"},
+		Mechanisms: []sim.Mechanism{sim.Pairs{}, tiered, sim.PromptCache{}}}
+	if err := l.SetParamOrder([]string{"strategy", "floor", "summarizer", "budget", "pairs"}); err != nil {
+		panic(err)
+	}
+	return l
 }
 
 func runT(t *testing.T, l *sim.Lesson, p sim.Policy, tok sim.Tokenizer) []sim.Frame {
 	t.Helper()
-	fs, err := sim.Run(l, p, tok)
-	if err != nil {
-		t.Fatalf("Run(%+v): %v", p, err)
+	return mustRun(t, l, p, tok)
+}
+
+// tb is a tool result as the tiered tests read it: the block with the
+// attributes the compressor gave it.
+type tb struct {
+	sim.Block
+	Distance, Tier, Chars int
+	Floor                 bool
+}
+
+func tieredBlock(b sim.Block) tb {
+	floor := false
+	for _, bd := range b.Badges {
+		floor = floor || bd.Key == "floor"
 	}
-	return fs
+	return tb{Block: b, Distance: attr(b, "distance"), Tier: attr(b, "tier"), Chars: attr(b, "chars"), Floor: floor}
+}
+
+// counts are a frame's running counters.
+type counts struct {
+	TokensSaved, CompressionCalls, Rereads, RoundTrips int
+	CacheInvalidations                                 map[int]int
+}
+
+func counters(f sim.Frame) *counts {
+	if len(f.Counters) == 0 {
+		return nil
+	}
+	c := &counts{CacheInvalidations: map[int]int{}}
+	for _, x := range f.Counters {
+		switch x.Name {
+		case "tokens_saved":
+			c.TokensSaved = x.Value
+		case "compression_calls":
+			c.CompressionCalls = x.Value
+		case "rereads":
+			c.Rereads = x.Value
+		case "round_trips":
+			c.RoundTrips = x.Value
+		case "cache_invalidations":
+			for k, v := range x.By {
+				n, _ := strconv.Atoi(k)
+				c.CacheInvalidations[n] = v
+			}
+		}
+	}
+	return c
 }
 
 // results returns the tool results of f, oldest first.
-func results(f sim.Frame) []sim.Block {
-	var out []sim.Block
+func results(f sim.Frame) []tb {
+	var out []tb
 	for _, b := range f.Blocks {
 		if b.Role == sim.RoleTool {
-			out = append(out, b)
+			out = append(out, tieredBlock(b))
 		}
 	}
 	return out
@@ -108,7 +164,7 @@ func results(f sim.Frame) []sim.Block {
 func passFrame(t *testing.T, fs []sim.Frame) sim.Frame {
 	t.Helper()
 	for _, f := range fs {
-		if f.Kind == sim.FrameTierPass {
+		if f.Kind == sim.FramePass {
 			return f
 		}
 	}
@@ -171,11 +227,11 @@ func TestTieredTierBoundaries(t *testing.T) {
 		t.Errorf("pass emitted %d cache_compaction events; want 14 (12 Tier 2 + 2 Tier 1)", len(evs))
 	}
 	for _, e := range evs {
-		if e.Index == nil || *e.Index+1 >= len(f.Blocks) || f.Blocks[*e.Index+1].ID != e.Block || f.Blocks[*e.Index+1].Tier != e.Tier {
+		if e.Index == nil || *e.Index+1 >= len(f.Blocks) || f.Blocks[*e.Index+1].ID != e.Block || attr(f.Blocks[*e.Index+1], "tier") != e.Tier {
 			t.Errorf("event %+v does not name the message index and tier of %s", e, e.Block)
 		}
 	}
-	if got := f.Counters.CacheInvalidations; got[1] != 2 || got[2] != 12 {
+	if got := counters(f).CacheInvalidations; got[1] != 2 || got[2] != 12 {
 		t.Errorf("cache invalidations by tier = %v; want map[1:2 2:12]", got)
 	}
 }
@@ -251,8 +307,7 @@ func TestTieredFloorByPrefix(t *testing.T) {
 	l := handLesson(true, calls...)
 	for _, floor := range []bool{true, false} {
 		t.Run(fmt.Sprintf("floor %v", floor), func(t *testing.T) {
-			p := defaultTiered
-			p.Floor = floor
+			p := policy("tiered", floor, "ok", "attempts", "kept")
 			rs := results(passFrame(t, runT(t, l, p, runeTokens{})))
 			for i, tool := range tools {
 				b := rs[i]
@@ -307,8 +362,8 @@ func TestTieredSemanticBudget(t *testing.T) {
 		t.Run(tc.summarizer+"/"+tc.budget, func(t *testing.T) {
 			p := policy("tiered", true, tc.summarizer, tc.budget, "kept")
 			f := passFrame(t, runT(t, l, p, runeTokens{}))
-			if n := len(eventsOf(f, sim.EventSemanticCall)); n != tc.calls || f.Counters.CompressionCalls != tc.calls {
-				t.Errorf("pass made %d semantic calls (counter %d); want %d", n, f.Counters.CompressionCalls, tc.calls)
+			if n := len(eventsOf(f, sim.EventSemanticCall)); n != tc.calls || counters(f).CompressionCalls != tc.calls {
+				t.Errorf("pass made %d semantic calls (counter %d); want %d", n, counters(f).CompressionCalls, tc.calls)
 			}
 			summaries, untouched := 0, 0
 			for _, b := range results(f)[:5] {
@@ -333,7 +388,7 @@ func TestTieredSemanticBudget(t *testing.T) {
 	many = append(many, repeatCalls("bash", 12, 10)...)
 	perPass := func(p sim.Policy) int {
 		fs := runT(t, handLesson(false, many...), p, runeTokens{})
-		return fs[len(fs)-1].Counters.CompressionCalls
+		return counters(fs[len(fs)-1]).CompressionCalls
 	}
 	attempts := perPass(policy("tiered", true, "broken", "attempts", "kept"))
 	successes := perPass(policy("tiered", true, "broken", "successes", "kept"))
@@ -405,12 +460,12 @@ func TestTieredAgeStripsEverything(t *testing.T) {
 			t.Errorf("age: %s at distance %d: kind %s tier %d floor %v; want a stub", b.Tool, b.Distance, b.Kind, b.Tier, b.Floor)
 		}
 	}
-	if f.Counters.CompressionCalls != 0 {
-		t.Errorf("age made %d model calls; want 0", f.Counters.CompressionCalls)
+	if counters(f).CompressionCalls != 0 {
+		t.Errorf("age made %d model calls; want 0", counters(f).CompressionCalls)
 	}
 }
 
-func realTiered(t *testing.T) (*sim.Lesson, *tokens.Counter) {
+func realTiered(t *testing.T) (*sim.Lesson, sim.Tokenizer) {
 	t.Helper()
 	return builtin(t, "tiered-compaction")
 }
@@ -418,13 +473,13 @@ func realTiered(t *testing.T) (*sim.Lesson, *tokens.Counter) {
 const sessionGo = "internal/auth/session.go"
 
 // readOf returns the result block of the first read of session.go.
-func readOf(f sim.Frame) (sim.Block, bool) {
+func readOf(f sim.Frame) (tb, bool) {
 	for _, b := range f.Blocks {
 		if b.Role == sim.RoleTool && b.ToolUseID == "toolu_03" {
-			return b, true
+			return tieredBlock(b), true
 		}
 	}
-	return sim.Block{}, false
+	return tb{}, false
 }
 
 func TestTieredLessonStory(t *testing.T) {
@@ -445,17 +500,16 @@ func TestTieredLessonStory(t *testing.T) {
 		}
 	}
 	// Iteration 3: file_read of session.go, 412 lines, 18.2 KB.
-	var read sim.TieredCall
-	for _, st := range l.Tiered.Steps {
-		for _, c := range st.Calls {
-			if c.ID == "toolu_03" {
-				read = c
-			}
+	var read sim.Block
+	for _, f := range fs {
+		if b, ok := f.Block("result-toolu_03"); ok && read.ID == "" {
+			read = *b
 		}
 	}
-	if read.Tool != "file_read" || read.Reads != sessionGo || strings.Count(read.Result, "\n") != 412 || utf8.RuneCountInString(read.Result) != 18200 {
-		t.Fatalf("toolu_03 = %s of %q, %d lines, %d chars; want file_read of %s, 412 lines, 18,200 chars",
-			read.Tool, read.Reads, strings.Count(read.Result, "\n"), utf8.RuneCountInString(read.Result), sessionGo)
+	call := traceMessage(t, l, "call-toolu_03")
+	if read.Tool != "file_read" || call.Op == nil || call.Op.Path != sessionGo || strings.Count(read.Content, "\n") != 412 || utf8.RuneCountInString(read.Content) != 18200 {
+		t.Fatalf("toolu_03 = %s of %+v, %d lines, %d chars; want file_read of %s, 412 lines, 18,200 chars",
+			read.Tool, call.Op, strings.Count(read.Content, "\n"), utf8.RuneCountInString(read.Content), sessionGo)
 	}
 	// The first pass: after iteration 30, session.go 27 results from the tail.
 	pass := passFrame(t, fs)
@@ -467,19 +521,19 @@ func TestTieredLessonStory(t *testing.T) {
 		t.Fatalf("at the first pass the session.go read is at distance %d (found %v); want 27", b.Distance, ok)
 	}
 	// Floor on: head + tail, not a stub, and no re-read ever.
-	head := string([]rune(read.Result)[:225])
+	head := string([]rune(read.Content)[:225])
 	if b.Kind != sim.KindExcerpt || b.Tier != 2 || !strings.HasPrefix(b.Content, head) || !b.Floor {
 		t.Errorf("floor on: session.go read is %s at tier %d; want a head + tail excerpt kept by the floor", b.Kind, b.Tier)
 	}
-	if c := last.Counters; c.Rereads != 0 || c.RoundTrips != 0 {
+	if c := counters(last); c.Rereads != 0 || c.RoundTrips != 0 {
 		t.Errorf("floor on: %d re-reads, %d extra round trips; want 0", c.Rereads, c.RoundTrips)
 	}
 	// The pass frame before it: the pressure line crossed.
 	prev := fs[pass.Step-2]
-	if prev.Total <= l.Tiered.Pressure || len(eventsOf(prev, sim.EventPressure)) != 1 {
-		t.Errorf("frame before the pass: total %d, pressure %d, events %v; want the line crossed", prev.Total, l.Tiered.Pressure, prev.Events)
+	if prev.Total <= pressure(l) || len(eventsOf(prev, sim.EventPressure)) != 1 {
+		t.Errorf("frame before the pass: total %d, pressure %d, events %v; want the line crossed", prev.Total, pressure(l), prev.Events)
 	}
-	if fs[pass.Step-3].Total > l.Tiered.Pressure {
+	if fs[pass.Step-3].Total > pressure(l) {
 		t.Errorf("the line was already crossed before iteration 30")
 	}
 }
@@ -531,14 +585,14 @@ func TestTieredRereadCycle(t *testing.T) {
 				if back.Tool != "file_read" || back.Tokens < 4000 || !strings.Contains(back.Content, "type Store interface") {
 					t.Errorf("re-read result %s: %s, %d tokens; want session.go with the agent's edits, over 4,000 tokens", back.ID, back.Tool, back.Tokens)
 				}
-				if c := f.Counters; c.Rereads != len(got) || c.RoundTrips != len(got) {
+				if c := counters(f); c.Rereads != len(got) || c.RoundTrips != len(got) {
 					t.Errorf("frame %d counters: %d re-reads, %d round trips; want %d each", f.Step, c.Rereads, c.RoundTrips, len(got))
 				}
 			}
 			if !reflect.DeepEqual(got, tc.rereads) {
 				t.Errorf("re-reads before %v; want %v", got, tc.rereads)
 			}
-			if c := fs[len(fs)-1].Counters; c.Rereads != len(tc.rereads) {
+			if c := counters(fs[len(fs)-1]); c.Rereads != len(tc.rereads) {
 				t.Errorf("final re-read counter %d; want %d", c.Rereads, len(tc.rereads))
 			}
 		})
@@ -549,12 +603,12 @@ var messagesIndex = regexp.MustCompile(`messages\.(\d+): .tool_use. ids were fou
 
 func TestTieredPairsAllPolicies(t *testing.T) {
 	l, tok := realTiered(t)
-	ps := sim.PresetPolicies(l)
+	ps := l.PresetPolicies()
 	if len(ps) != 32 {
 		t.Errorf("PresetPolicies = %d; want 2×2×2×2×2 = 32", len(ps))
 	}
 	for _, p := range ps {
-		name := fmt.Sprintf("%s.floor-%v.%s.%s.%s", p.Strategy, p.Floor, p.Summarizer, p.Budget, p.Pairs)
+		name := p.String()
 		t.Run(name, func(t *testing.T) {
 			fs := runT(t, l, p, tok)
 			if again := runT(t, l, p, tok); !reflect.DeepEqual(fs, again) {
@@ -562,8 +616,8 @@ func TestTieredPairsAllPolicies(t *testing.T) {
 			}
 			refused := 0
 			for i, f := range fs {
-				if f.Step != i+1 || len(f.Narration) == 0 || f.Counters == nil || (f.Cache == nil) != (f.Kind == sim.FrameRefused) {
-					t.Errorf("frame %d: step %d, narration %v, counters %v", i+1, f.Step, f.Narration, f.Counters)
+				if f.Step != i+1 || len(f.Narration) == 0 || counters(f) == nil || (f.Cache == nil) != (f.Kind == sim.FrameRefused) {
+					t.Errorf("frame %d: step %d, narration %v, counters %v", i+1, f.Step, f.Narration, counters(f))
 				}
 				sum := 0
 				for _, b := range f.Blocks {
@@ -584,11 +638,11 @@ func TestTieredPairsAllPolicies(t *testing.T) {
 					}
 					continue
 				}
-				if orphan >= 0 && p.Pairs == "kept" {
+				if orphan >= 0 && p.Get("pairs") == "kept" {
 					t.Errorf("frame %d (%s): a tool_use at messages.%d has no tool_result after it", f.Step, f.Kind, orphan)
 				}
 			}
-			if want := map[string]int{"kept": 0, "broken": 1}[p.Pairs]; refused != want {
+			if want := map[string]int{"kept": 0, "broken": 1}[p.Get("pairs")]; refused != want {
 				t.Errorf("%d refused frames; want %d", refused, want)
 			}
 			// Counters agree with the events.
@@ -599,7 +653,7 @@ func TestTieredPairsAllPolicies(t *testing.T) {
 					saved += e.Tokens
 				}
 			}
-			c := fs[len(fs)-1].Counters
+			c := counters(fs[len(fs)-1])
 			if !reflect.DeepEqual(inv, c.CacheInvalidations) || saved != c.TokensSaved {
 				t.Errorf("counters %v saved %d; events say %v saved %d", c.CacheInvalidations, c.TokensSaved, inv, saved)
 			}
@@ -626,9 +680,9 @@ func orphanIndex(bs []sim.Block) int {
 
 func TestTieredLessonCounters(t *testing.T) {
 	l, tok := realTiered(t)
-	final := func(p sim.Policy) *sim.Counters {
+	final := func(p sim.Policy) *counts {
 		fs := runT(t, l, p, tok)
-		return fs[len(fs)-1].Counters
+		return counters(fs[len(fs)-1])
 	}
 	def := final(defaultTiered)
 	if def.CompressionCalls < 2 || def.TokensSaved <= 0 || def.CacheInvalidations[1] == 0 || def.CacheInvalidations[2] == 0 {
@@ -648,71 +702,9 @@ func TestTieredLessonCounters(t *testing.T) {
 	}
 }
 
-// TestTieredLessonDataErrors breaks the built-in lesson's data one way at a
-// time: loading must stop with the file, the line and the field.
-func TestTieredLessonDataErrors(t *testing.T) {
-	tok, err := loadTok()
-	if err != nil {
-		t.Fatalf("tokens.New: %v", err)
-	}
-	files := fstest.MapFS{}
-	for _, f := range []string{"lesson.yaml", "narration.en.md", "narration.ja.md"} {
-		data, err := fs.ReadFile(scenarios.Builtin(), "tiered-compaction/"+f)
-		if err != nil {
-			t.Fatalf("read %s: %v", f, err)
-		}
-		files["tiered-compaction/"+f] = &fstest.MapFile{Data: data}
-	}
-	yaml := string(files["tiered-compaction/lesson.yaml"].Data)
-	lineOf := func(s string) int { return strings.Count(yaml[:strings.Index(yaml, s)], "\n") + 1 }
-	summaryLine := `          summary: "[micro-compact] Baseline before the refactor: go test ./internal/auth/... passed, all Manager, Cookie, Middleware and CSRF tests (no failures, 0.6s)."` + "\n"
-	editOld := "              // sweeper. Call Close when the server shuts down, after the HTTP server has stopped.\n"
-	tests := []struct {
-		name, from, to string
-		last           bool   // replace the last occurrence, not the first
-		field          string // in the error's Field
-		line           int    // 0 for last: computed from the edit
-	}{
-		{"unknown field", `          summary: "[micro-compact] Baseline`, `          summmary: "[micro-compact] Baseline`, false, "summmary", lineOf(summaryLine)},
-		{"missing summary", summaryLine, "", false, "tiered.steps[3].calls[3].summary", lineOf("        - id: toolu_07")},
-		{"session.go size", "      chars: 18200", "      chars: 18300", false, "tiered.files[0].chars", lineOf("      chars: 18200")},
-		{"edit that does not apply", editOld, "              // sweeper, started at once.\n", true, "tiered.steps[5].calls[4].edit.old", 0},
-		{"summary over 300 chars", `summary: "[micro-compact] Baseline before the refactor:`, `summary: "[micro-compact] ` + strings.Repeat("x", 300) + ` Baseline before the refactor:`, false,
-			"tiered.steps[3].calls[3].summary", lineOf(summaryLine)},
-		{"generated text too small", "result: {gen: gotest, chars: 3400, seed: 7}", "result: {gen: gotest, chars: 20, seed: 7}", false, "tiered.steps[3].calls[3].result.chars", lineOf("result: {gen: gotest, chars: 3400, seed: 7}")},
-		{"unknown generator", "result: {gen: tree, chars: 1100, seed: 1}", "result: {gen: forest, chars: 1100, seed: 1}", false, "tiered.steps[1].calls[0].result.gen", lineOf("result: {gen: tree, chars: 1100, seed: 1}")},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			at := strings.Index(yaml, tc.from)
-			if tc.last {
-				at = strings.LastIndex(yaml, tc.from)
-			}
-			if at < 0 {
-				t.Fatalf("fixture: %q not in lesson.yaml", tc.from)
-			}
-			line := tc.line
-			if tc.last {
-				// An edit's error is reported on the line of its "old:" key.
-				line = strings.Count(yaml[:strings.LastIndex(yaml[:at], "old: |")], "\n") + 1
-			}
-			broken := fstest.MapFS{}
-			for k, v := range files {
-				broken[k] = v
-			}
-			broken["tiered-compaction/lesson.yaml"] = &fstest.MapFile{Data: []byte(yaml[:at] + tc.to + yaml[at+len(tc.from):])}
-			_, err := scenarios.Load(broken, "scenarios", tok)
-			var e *scenarios.Error
-			if !errors.As(err, &e) {
-				t.Fatalf("Load = %v; want a *scenarios.Error", err)
-			}
-			if e.File != "scenarios/tiered-compaction/lesson.yaml" || !strings.Contains(e.Field, tc.field) || e.Line != line {
-				t.Errorf("Load error = %s (field %q, line %d); want lesson.yaml, field %s, line %d", err, e.Field, e.Line, tc.field, line)
-			}
-		})
-	}
-	// The unchanged copy loads.
-	if _, err := scenarios.Load(files, "scenarios", tok); err != nil {
-		t.Fatalf("Load(unchanged copy) = %v", err)
-	}
+
+// pressure is the tiered compressor's pressure line in a lesson.
+func pressure(l *sim.Lesson) int {
+	m, _ := l.Mechanism("tiered")
+	return m.(sim.Tiered).Pressure
 }

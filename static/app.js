@@ -20,7 +20,7 @@
     if (a && a.tagName === "A") { a.click(); return true; }
     return false;
   }
-  function step(name) { return follow('a[data-testid="step-' + name + '"]'); }
+  function step(name) { return follow('a[data-action="step-' + name + '"]'); }
 
   // ---- navigation without htmx (scripts on, htmx missing) falls back to links
 
@@ -37,11 +37,11 @@
   // ---- autoplay: steps on a timer, pauses by itself on decisive frames
 
   function note(text) {
-    var n = q('[data-testid="autoplay-note"]');
+    var n = q('[data-slot="autoplay-note"]');
     if (n) n.textContent = text;
   }
   function renderAutoplay() {
-    var b = q('[data-testid="autoplay"]');
+    var b = q('[data-action="autoplay"]');
     if (b) b.setAttribute("aria-pressed", autoplay.on && !autoplay.paused ? "true" : "false");
     document.querySelectorAll("[data-speed]").forEach(function (s) {
       var on = Number(s.getAttribute("data-speed")) === autoplay.delay;
@@ -50,11 +50,14 @@
     });
     note(autoplay.on && autoplay.paused ? pausedText() : "");
   }
-  function pausedText() {
-    return document.documentElement.lang === "ja"
-      ? "重要なステップで一時停止しました。スペースで続けます。"
-      : "Paused on a decisive step: press space to go on.";
+  // text returns a message of the page's language from the catalog
+  // (messages.js, generated from catalog/*.yaml).
+  function text(key) {
+    var all = window.ctxsimMessages || {};
+    var m = all[document.documentElement.lang] || all.en || {};
+    return m[key] || key;
   }
+  function pausedText() { return text("paused"); }
   function schedule() {
     clearTimeout(autoplay.timer);
     if (!autoplay.on || autoplay.paused) return;
@@ -98,8 +101,8 @@
         else if (autoplay.on) { stopAutoplay(); done = true; }
         else if (view() === "present" || view() === "compare") { done = step("next"); }
         break;
-      case "c": done = follow('a[data-testid="compare-toggle"]'); break;
-      case "p": done = follow('a[data-testid="present-toggle"]'); break;
+      case "c": done = follow('a[data-action="compare"]'); break;
+      case "p": done = follow('a[data-action="present"]'); break;
       case "a": autoplay.on ? stopAutoplay() : startAutoplay(); done = true; break;
       case "f":
         if (document.fullscreenElement) document.exitFullscreen();
@@ -145,7 +148,7 @@
 
   function announce() {
     if (!notesChannel || view() !== "present") return;
-    var notes = q('a[data-testid="notes-link"]');
+    var notes = q('a[data-action="notes"]');
     if (notes) notesChannel.postMessage({ notes: notes.getAttribute("href") });
   }
   if (notesChannel) {

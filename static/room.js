@@ -17,27 +17,13 @@
   var VIEW = /\/(present|notes)$/; // a view of a state: the audience keeps its own
   var GIVE_UP_MS = 2 * 60 * 60 * 1000; // stop looking for a room gone this long (its idle expiry)
 
-  var TEXT = {
-    en: {
-      open: "Open room", opening: "Opening…", openFailed: "Could not open a room",
-      roomCode: "Room code", join: "Join:", joinButton: "Join", joinTitle: "Join this room",
-      joinHow: "Open this address on your phone or laptop to follow the presenter:", ok: "OK",
-      close: "Close", offline: "reconnecting…",
-      following: "following", exploring: "exploring", followingRoom: "room ",
-      followPresenter: "Follow presenter", leave: "Leave",
-      closed: "The room was closed", gone: "The room is gone", lost: "The room was taken over"
-    },
-    ja: {
-      open: "ルームを開く", opening: "開いています…", openFailed: "ルームを開けませんでした",
-      roomCode: "ルームコード", join: "参加:", joinButton: "参加方法", joinTitle: "このルームに参加",
-      joinHow: "スマートフォンやパソコンでこのアドレスを開くと、発表者の画面についていけます:", ok: "OK",
-      close: "閉じる", offline: "再接続中…",
-      following: "フォロー中", exploring: "自由に閲覧中", followingRoom: "ルーム ",
-      followPresenter: "発表者に戻る", leave: "退出",
-      closed: "ルームは終了しました", gone: "ルームが見つかりません", lost: "ルームを引き継げませんでした"
-    }
-  };
-  function text(k) { return (document.documentElement.lang === "ja" ? TEXT.ja : TEXT.en)[k]; }
+  // Words come from the catalog (messages.js, generated from catalog/*.yaml).
+  function text(k) {
+    var all = window.ctxsimMessages || {};
+    var m = all[document.documentElement.lang] || all.en || {};
+    var key = "room." + k.replace(/[A-Z]/g, function (c) { return "-" + c.toLowerCase(); });
+    return m[key] || k;
+  }
 
   function load(k) {
     try { return JSON.parse(sessionStorage.getItem(k) || "null"); } catch (e) { return null; }

@@ -9,19 +9,42 @@ import (
 	"ctxsim/tokens"
 )
 
-// sharedServer builds the Server once per test binary: loading o200k_base
-// and running every preset policy takes about a second.
-var sharedServer = sync.OnceValues(func() (*Server, error) {
+// builtins loads the tokenizer and the built-in lessons once per test
+// binary.
+var builtins = sync.OnceValues(func() (Config, error) {
 	tok, err := tokens.New()
 	if err != nil {
-		return nil, err
+		return Config{}, err
 	}
 	lessons, err := scenarios.Load(scenarios.Builtin(), "scenarios", tok)
+	return Config{Lessons: lessons, Tokens: tok}, err
+})
+
+// sharedServer builds the Server once per test binary: loading o200k_base
+// and running every preset policy takes a few seconds.
+var sharedServer = sync.OnceValues(func() (*Server, error) {
+	cfg, err := builtins()
 	if err != nil {
 		return nil, err
 	}
-	return New(Config{Lessons: lessons, Tokens: tok})
+	return New(cfg)
 })
+
+// newServerWith builds a Server of its own over the built-in lessons, with
+// cfg's room store or logger.
+func newServerWith(t testing.TB, cfg Config) *Server {
+	t.Helper()
+	base, err := builtins()
+	if err != nil {
+		t.Fatalf("load lessons: %v", err)
+	}
+	cfg.Lessons, cfg.Tokens = base.Lessons, base.Tokens
+	s, err := New(cfg)
+	if err != nil {
+		t.Fatalf("build server: %v", err)
+	}
+	return s
+}
 
 // newTestServer returns the shared Server.
 func newTestServer(t testing.TB) *Server {
@@ -39,4 +62,52 @@ func startHTTP(t testing.TB, s *Server) *httptest.Server {
 	ts := httptest.NewServer(s.Handler())
 	t.Cleanup(ts.Close)
 	return ts
+}
+
+// apiDoc is the frames API as a client reads it (the contract, decoded
+// independently of the server's own types).
+type apiDoc struct {
+	Lesson          string             `json:"lesson"`
+	Window          int                `json:"window"`
+	ThresholdTokens *int               `json:"threshold_tokens"`
+	Policy          map[string]string  `json:"policy"`
+	Frames          []apiFrame         `json:"frames"`
+	CostModel       map[string]float64 `json:"cost_model"`
+	Measured        map[string]float64 `json:"measured"`
+}
+
+type apiFrame struct {
+	Step           int                `json:"step"`
+	Kind           string             `json:"kind"`
+	TraceStep      string             `json:"trace_step"`
+	TotalTokens    int                `json:"total_tokens"`
+	Error          *string            `json:"error"`
+	Blocks         []apiBlock         `json:"blocks"`
+	Pending        *apiBlock          `json:"pending"`
+	MemoryFile     []string           `json:"memory_file"`
+	MemoryInjected []string           `json:"memory_injected"`
+	Events         []map[string]any   `json:"events"`
+	Narration      []string           `json:"narration"`
+	Session        int                `json:"session"`
+	Cache          map[string]any     `json:"cache"`
+	Counters       map[string]any     `json:"counters"`
+	Extra          map[string]float64 `json:"-"`
+}
+
+type apiBlock struct {
+	ID         string   `json:"id"`
+	Role       string   `json:"role"`
+	Kind       string   `json:"kind"`
+	Tokens     int      `json:"tokens"`
+	Content    string   `json:"content"`
+	Selected   bool     `json:"selected"`
+	Recording  int      `json:"recording"`
+	Mechanical bool     `json:"mechanical"`
+	Provenance string   `json:"provenance"`
+	Covers     []string `json:"covers"`
+	Tool       string   `json:"tool"`
+	ToolUseID  string   `json:"tool_use_id"`
+	Chars      *int     `json:"chars"`
+	Tier       *int     `json:"tier"`
+	Distance   *int     `json:"distance"`
 }

@@ -1,0 +1,528 @@
+package web
+
+// Accessibility audit in a real browser: axe-core (vendored from npm,
+// testdata/axe.min.js, MPL-2.0) runs inside chromium on every kind of page
+// and must report no serious or critical WCAG 2 A/AA violation. axe leaves
+// text on gradients undecided, and the drawn window is all gradients, so
+// the window gets a second contrast pass with its gradients made plain
+// (solidWindowJS). A few requirements axe cannot see (text alternative of
+// the window, live narration, visible focus, reduced motion, roles not told
+// by colour alone) are checked by hand below.
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/emulation"
+	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
+
+	"ctxsim/sim"
+)
+
+// a11yTimeout bounds the whole audit: about seventy-five pages (with three
+// lessons), each loaded and scanned once, in about 30 s.
+const a11yTimeout = 150 * time.Second
+
+// axeViolation is what the audit keeps of one axe-core violation.
+type axeViolation struct {
+	ID      string   `json:"id"`
+	Impact  string   `json:"impact"`
+	Help    string   `json:"help"`
+	Count   int      `json:"count"`
+	Targets []string `json:"targets"`
+	Summary string   `json:"summary"`
+}
+
+// axeRunJS runs axe-core on the document with the WCAG 2 A and AA rules and
+// resolves to the violations, each with its first three targets.
+const axeRunJS = `axe.run(document, {
+  runOnly: {type: "tag", values: ["wcag2a", "wcag2aa"]},
+  resultTypes: ["violations"],
+}).then(r => r.violations.map(v => ({
+  id: v.id, impact: v.impact || "", help: v.help, count: v.nodes.length,
+  targets: v.nodes.slice(0, 3).map(n => n.target.join(" ")),
+  summary: ((v.nodes[0] || {}).failureSummary || "").replace(/\s+/g, " ").slice(0, 300),
+})))`
+
+// solidWindowJS prepares the drawn window for a second contrast check. axe
+// cannot tell the contrast of text on a background gradient (it reports
+// such text as "incomplete", not as a violation), and the window is all
+// gradients: the box's grid lines, the hatched tool results, excerpts and
+// stubs, the overflow. So every gradient inside the box is replaced by its
+// worst stripe as a plain colour (the stripe, over the element's own colour
+// if it has one, that gives the least contrast with the element's text),
+// and axe's color-contrast rule runs again on the window alone. It returns
+// how many gradients it replaced.
+const solidWindowJS = `(() => {
+  const parse = s => { const m = s.match(/[\d.]+/g).map(Number); return {r: m[0], g: m[1], b: m[2], a: m.length > 3 ? m[3] : 1}; };
+  const over = (f, b) => ({r: f.r*f.a + b.r*(1-f.a), g: f.g*f.a + b.g*(1-f.a), b: f.b*f.a + b.b*(1-f.a), a: f.a + b.a*(1-f.a)});
+  const lum = c => { const l = v => { v /= 255; return v <= 0.03928 ? v/12.92 : Math.pow((v+0.055)/1.055, 2.4); }; return 0.2126*l(c.r) + 0.7152*l(c.g) + 0.0722*l(c.b); };
+  const ratio = (x, y) => { const a = lum(x), b = lum(y); return (Math.max(a, b) + 0.05) / (Math.min(a, b) + 0.05); };
+  const white = {r: 255, g: 255, b: 255, a: 1};
+  let n = 0;
+  for (const el of document.querySelectorAll(".box, .box *")) {
+    const s = getComputedStyle(el);
+    if (!s.backgroundImage.includes("gradient")) continue;
+    const base = parse(s.backgroundColor);
+    const text = over(parse(s.color), white);
+    let worst = null, worstRatio = Infinity;
+    for (const m of s.backgroundImage.match(/rgba?\([^)]*\)/g) || []) {
+      const stop = parse(m);
+      const c = base.a > 0 ? over(stop, base) : stop;
+      const r = ratio(text, over(c, white));
+      if (r < worstRatio) { worst = c; worstRatio = r; }
+    }
+    el.style.backgroundImage = "none";
+    if (worst) el.style.backgroundColor = "rgba(" + [worst.r, worst.g, worst.b].map(Math.round).join(",") + "," + worst.a + ")";
+    n++;
+  }
+  return n;
+})()`
+
+// axeWindowJS runs the contrast rule on the drawn windows only.
+const axeWindowJS = `axe.run({include: [[".box"]]}, {
+  runOnly: {type: "rule", values: ["color-contrast"]},
+  resultTypes: ["violations"],
+}).then(r => r.violations.map(v => ({
+  id: v.id + " (window, gradients as their worst stripe)", impact: v.impact || "", help: v.help, count: v.nodes.length,
+  targets: v.nodes.slice(0, 3).map(n => n.target.join(" ")),
+  summary: ((v.nodes[0] || {}).failureSummary || "").replace(/\s+/g, " ").slice(0, 300),
+})))`
+
+// readAxe loads the vendored axe-core.
+func readAxe(t *testing.T) string {
+	t.Helper()
+	src, err := os.ReadFile("testdata/axe.min.js")
+	if err != nil {
+		t.Fatalf("axe-core is vendored at web/testdata/axe.min.js (npm pack axe-core@4): %v", err)
+	}
+	if !strings.Contains(string(src[:min(len(src), 200)]), "axe v4") {
+		t.Fatalf("web/testdata/axe.min.js does not start with the axe v4 header")
+	}
+	return string(src)
+}
+
+// longTab is b with a longer deadline for the whole audit (the browser's
+// own life is bound to the context browser() started it with).
+func longTab(b *chromeTab, d time.Duration) *chromeTab {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(b.ctx), d)
+	b.t.Cleanup(cancel)
+	return &chromeTab{t: b.t, ctx: ctx, base: b.base}
+}
+
+// axe injects axe-core into the current document (DevTools evaluation is
+// not subject to the page's CSP) and runs it.
+func (b *chromeTab) axe(src string) []axeViolation {
+	b.t.Helper()
+	ctx, cancel := context.WithTimeout(b.ctx, 30*time.Second)
+	defer cancel()
+	loaded, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`typeof axe === "object"`))
+	if err != nil {
+		b.t.Fatalf("look for axe-core on %s: %v", b.path(), err)
+	}
+	if !loaded {
+		if err := chromedp.Do(ctx, chromedp.Evaluate[chromedp.Void](src)); err != nil {
+			b.t.Fatalf("inject axe-core: %v", err)
+		}
+	}
+	v, err := chromedp.Run(ctx, chromedp.Evaluate[[]axeViolation](axeRunJS, chromedp.EvalAwaitPromise))
+	if err != nil {
+		b.t.Fatalf("axe.run on %s: %v", b.path(), err)
+	}
+	// The window again, its gradients made plain (see solidWindowJS).
+	if n, err := chromedp.Run(ctx, chromedp.Evaluate[int](solidWindowJS)); err != nil {
+		b.t.Fatalf("flatten the window's gradients on %s: %v", b.path(), err)
+	} else if n > 0 {
+		w, err := chromedp.Run(ctx, chromedp.Evaluate[[]axeViolation](axeWindowJS, chromedp.EvalAwaitPromise))
+		if err != nil {
+			b.t.Fatalf("axe.run on the window of %s: %v", b.path(), err)
+		}
+		v = append(v, w...)
+	}
+	return v
+}
+
+// a11yPage is one page of the audit: a path, and optionally a script that
+// puts the page into a state worth checking (a dialog open, say).
+type a11yPage struct {
+	name  string
+	path  string
+	setup string // a script run after the load
+	wait  string // a selector that shows the page is ready (rooms: filled in by room.js)
+}
+
+// a11yPolicies are the modes of a lesson the audit visits: every
+// combination of the offered values of its switches, fine parameters (a
+// summary version, a price) left at their default.
+func a11yPolicies(l *sim.Lesson) []sim.Policy {
+	def := l.DefaultPolicy()
+	var out []sim.Policy
+	for _, p := range l.PresetPolicies() {
+		same := true
+		for _, pr := range l.Params() {
+			same = same && (!pr.Fine || p.Get(pr.Name) == def.Get(pr.Name))
+		}
+		if same {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// a11ySteps are the steps of a run the audit visits: the last, the first
+// compaction and the first refusal; the middle one if mid; and the first if
+// first.
+func a11ySteps(frames []sim.Frame, first, mid bool) []int {
+	var out []int
+	add := func(n int) {
+		for _, x := range out {
+			if x == n {
+				return
+			}
+		}
+		out = append(out, n)
+	}
+	if first {
+		add(1)
+	}
+	if mid {
+		add((len(frames) + 1) / 2)
+	}
+	for i, f := range frames {
+		if f.Kind == sim.FrameReplaced {
+			add(i + 1)
+			break
+		}
+	}
+	for i, f := range frames {
+		if f.Error != "" {
+			add(i + 1)
+			break
+		}
+	}
+	add(len(frames))
+	return out
+}
+
+// lessonIDs reads the lesson ids from the API, as a client would.
+func lessonIDs(t *testing.T, base string) []string {
+	t.Helper()
+	var ls []lessonJSON
+	getJSON(t, base+"/api/lessons", &ls)
+	if len(ls) < 2 {
+		t.Fatalf("/api/lessons lists %d lessons, want at least context-memory and status-bar", len(ls))
+	}
+	ids := make([]string, len(ls))
+	for i, l := range ls {
+		ids[i] = l.ID
+	}
+	return ids
+}
+
+func getJSON(t *testing.T, u string, v any) {
+	t.Helper()
+	res, err := http.Get(u)
+	if err != nil {
+		t.Fatalf("GET %s: %v", u, err)
+	}
+	defer res.Body.Close()
+	body, _ := io.ReadAll(res.Body)
+	if res.StatusCode != http.StatusOK {
+		t.Fatalf("GET %s: %s: %s", u, res.Status, body)
+	}
+	if err := json.Unmarshal(body, v); err != nil {
+		t.Fatalf("GET %s: %v", u, err)
+	}
+}
+
+// a11yPages lists every page of the audit.
+func a11yPages(t *testing.T, s *Server, base string) []a11yPage {
+	t.Helper()
+	pages := []a11yPage{
+		{name: "index", path: "/"},
+		{name: "index ja", path: "/ja/"},
+		{name: "404", path: "/en/no-such-lesson/x/1", wait: `[data-testid=error][data-status="404"]`},
+		{name: "400", path: cmURL("en", cmPolicy, 99), wait: `[data-testid=error][data-status="400"]`},
+	}
+	for _, id := range lessonIDs(t, base) {
+		l, ok := s.lessons.byID[id]
+		if !ok {
+			t.Fatalf("/api/lessons lists %q, unknown to the server", id)
+		}
+		def := l.DefaultPolicy()
+		for _, p := range a11yPolicies(l.Lesson) {
+			r, err := s.run(l, p)
+			if err != nil {
+				t.Fatalf("%s: run %s: %v", id, p.String(), err)
+			}
+			for _, n := range a11ySteps(r.Frames, p == def, p == def) {
+				st := State{Lang: "en", Lesson: id, Policy: p, Step: n}
+				pages = append(pages, a11yPage{name: id + " lesson", path: LessonURL(st)})
+			}
+		}
+		rd, _ := s.run(l, def)
+		frames := rd.Frames
+		mid := (len(frames) + 1) / 2
+		st := State{Lang: "ja", Lesson: id, Policy: def, Step: mid}
+		pages = append(pages, a11yPage{name: id + " lesson ja", path: LessonURL(st)})
+		st.Lang = "en"
+		st.View = ViewPresent
+		pages = append(pages, a11yPage{name: id + " presenter", path: LessonURL(st)})
+		pages = append(pages, a11yPage{name: id + " handout", path: handoutURL(st)})
+		// The comparison against the second quick mode (the first switch flipped).
+		if q := quickPolicies(l.Lesson); len(q) > 1 {
+			fb, _ := s.run(l, q[1])
+			tl := alignRuns(frames, fb.Frames)
+			cs := State{Lang: "en", Lesson: id, Policy: def, Compare: &q[1], Step: (len(tl) + 1) / 2}
+			pages = append(pages, a11yPage{name: id + " compare", path: LessonURL(cs)})
+		}
+	}
+	cmCompare := "/en/context-memory/" + cmPolicy + "/vs/" + cmOverflow
+	pages = append(pages,
+		// the compaction frame and the refusal in a comparison, on screen and projected
+		a11yPage{name: "compare compaction", path: cmCompare + "/8"},
+		a11yPage{name: "compare refusal", path: cmCompare + "/12"},
+		a11yPage{name: "compare presenter", path: cmCompare + "/12/present"},
+		a11yPage{name: "compare ja", path: "/ja/context-memory/" + cmPolicy + "/vs/" + cmOverflow + "/8"},
+		a11yPage{name: "presenter overflow", path: cmURL("en", cmOverflow, 8) + "/present"},
+		a11yPage{name: "notes", path: cmURL("en", cmPolicy, 5) + "/notes"},
+		a11yPage{name: "notes ja", path: cmURL("ja", cmPolicy, 5) + "/notes"},
+		a11yPage{name: "handout ja", path: "/ja/context-memory/" + cmPolicy + "/handout"},
+		// dialogs and disclosures open: keys help, blocks table, about, a block's sheet
+		a11yPage{name: "lesson, keys help and tables open", path: cmURL("en", cmPolicy, 8), setup: `
+			document.getElementById("keys-help").hidden = false;
+			document.querySelectorAll("details").forEach(d => d.open = true);
+			true`},
+		a11yPage{name: "lesson, block sheet open", path: cmURL("en", cmPolicy, 4) + "#sheet-m-file"},
+		a11yPage{name: "presenter, keys help open", path: cmURL("en", cmPolicy, 8) + "/present", setup: `
+			document.getElementById("keys-help").hidden = false; true`},
+		a11yPage{name: "compare, policies open", path: cmCompare + "/8", setup: `
+			document.querySelectorAll("details").forEach(d => d.open = true); true`},
+		// the presenter's room: the code and the join address in the top bar
+		a11yPage{name: "presenter, room open", path: cmURL("en", cmPolicy, 8) + "/present", setup: `
+			document.querySelector("[data-testid=room-open]")?.click(); true`, wait: tid("room-code")},
+	)
+	return pages
+}
+
+// joinPage creates a room showing a lesson state (POST /rooms, JSON
+// {"state": …} → {"code", "key", "join_url", "state"}) and returns the path
+// of its join view.
+func joinPage(t *testing.T, base string) string {
+	t.Helper()
+	client := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	body, _ := json.Marshal(map[string]string{"state": cmURL("en", cmPolicy, 8) + "/present"})
+	req, _ := http.NewRequest(http.MethodPost, base+"/rooms", strings.NewReader(string(body)))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Origin", base)
+	res, err := client.Do(req)
+	if err != nil {
+		t.Fatalf("POST /rooms: %v", err)
+	}
+	defer res.Body.Close()
+	got, _ := io.ReadAll(res.Body)
+	if res.StatusCode >= 400 {
+		t.Fatalf("POST /rooms: %s: %.300s", res.Status, got)
+	}
+	var room struct {
+		Code    string `json:"code"`
+		JoinURL string `json:"join_url"`
+	}
+	if err := json.Unmarshal(got, &room); err != nil || !regexp.MustCompile(`^[A-Za-z0-9_-]+$`).MatchString(room.Code) {
+		t.Fatalf("POST /rooms: %s, no room code in %.300s (%v)", res.Status, got, err)
+	}
+	if room.JoinURL != "" && !strings.HasSuffix(room.JoinURL, "/join/"+room.Code) {
+		t.Errorf("POST /rooms: join_url %q does not end in /join/%s", room.JoinURL, room.Code)
+	}
+	return "/join/" + room.Code
+}
+
+func TestBrowserA11y(t *testing.T) {
+	src := readAxe(t)
+	b := longTab(browser(t, 1440, 900, true), a11yTimeout)
+	s := newTestServer(t)
+	pages := a11yPages(t, s, b.base)
+	pages = append(pages, a11yPage{name: "join", path: joinPage(t, b.base), wait: tid("room-status")})
+
+	start := time.Now()
+	var failures []string
+	minor := map[string]int{}
+	for _, pg := range pages {
+		b.open(pg.path)
+		if pg.setup != "" {
+			mustEval[bool](b, pg.setup)
+		}
+		if pg.wait != "" {
+			if _, err := b.pollJS(fmt.Sprintf(`String(document.querySelector(%s) !== null)`, jsQuote(pg.wait)), func(s string) bool { return s == "true" }); err != nil {
+				t.Errorf("%s %s: no %s after %s", pg.name, pg.path, pg.wait, browserWait)
+			}
+		}
+		for _, v := range b.axe(src) {
+			if v.Impact != "serious" && v.Impact != "critical" {
+				minor[v.ID+" ("+v.Impact+")"]++
+				continue
+			}
+			failures = append(failures, fmt.Sprintf("%s %s: [%s] %s: %s (%d nodes; first: %s) %s",
+				pg.name, pg.path, v.Impact, v.ID, v.Help, v.Count, strings.Join(v.Targets, " | "), v.Summary))
+		}
+	}
+	t.Logf("axe-core on %d pages in %s", len(pages), time.Since(start).Round(time.Millisecond))
+	if len(minor) > 0 {
+		t.Logf("moderate or minor violations (not failing): %v", minor)
+	}
+	if len(failures) > 0 {
+		t.Errorf("%d serious or critical axe violations (wcag2a, wcag2aa):\n%s", len(failures), strings.Join(failures, "\n"))
+	}
+
+	t.Run("text alternative", func(t *testing.T) { checkBlocksTable(t, b) })
+	t.Run("focus visible", func(t *testing.T) { checkFocusVisible(t, b) })
+	t.Run("reduced motion", func(t *testing.T) { checkReducedMotion(t, b) })
+}
+
+// checkBlocksTable: the window has a table of its blocks (role, kind,
+// tokens, state) reachable by keyboard and screen reader; the narration is
+// a live region; roles are told by a visible label, not colour alone.
+func checkBlocksTable(t *testing.T, b0 *chromeTab) {
+	b := b0.on(t)
+	b.open(cmURL("en", cmPolicy, 8))
+	b.waitStep(8, cmSteps)
+	if got := mustEval[string](b, `document.getElementById("narration")?.getAttribute("aria-live") ?? "<no #narration>"`); got != "polite" && got != "assertive" {
+		t.Errorf("#narration aria-live = %q, want polite or assertive", got)
+	}
+	type table struct {
+		Headers []string   `json:"headers"`
+		Rows    [][]string `json:"rows"`
+		Blocks  []string   `json:"blocks"`
+		Roles   []string   `json:"roles"`
+	}
+	tb := mustEval[table](b, `(() => {
+		const t = document.querySelector("[data-testid=blocks-table] table");
+		if (!t) return {headers: [], rows: [], blocks: [], roles: []};
+		return {
+			headers: [...t.querySelectorAll("thead th")].map(th => th.textContent.trim()),
+			rows: [...t.querySelectorAll("tbody tr")].map(tr => [...tr.cells].map(td => td.textContent.trim())),
+			blocks: [...document.querySelectorAll("[data-testid=block]")].map(a => a.dataset.tokens),
+			roles: [...document.querySelectorAll("[data-testid=block]")].map(a => {
+				const r = a.querySelector(".blk-role");
+				const box = r ? r.getBoundingClientRect() : null;
+				return r && box.width > 0 && box.height > 0 && getComputedStyle(r).visibility !== "hidden" ? r.textContent.trim() : "";
+			}),
+		};
+	})()`)
+	for _, want := range []string{"Role", "Kind", "Tokens", "State"} {
+		found := false
+		for _, h := range tb.Headers {
+			if strings.Contains(strings.ToLower(h), strings.ToLower(want)) {
+				found = true
+			}
+		}
+		if !found {
+			t.Errorf("blocks table: no %q column in %q", want, tb.Headers)
+		}
+	}
+	if len(tb.Rows) == 0 || len(tb.Rows) != len(tb.Blocks) {
+		t.Fatalf("blocks table: %d rows for %d drawn blocks", len(tb.Rows), len(tb.Blocks))
+	}
+	for i, r := range tb.Rows {
+		if !strings.Contains(strings.ReplaceAll(strings.Join(r, " | "), ",", ""), tb.Blocks[i]) {
+			t.Errorf("blocks table row %d %q does not give the block's %s tokens", i+1, r, tb.Blocks[i])
+		}
+		if tb.Roles[i] == "" {
+			t.Errorf("block %d is told by colour alone: no visible role label", i+1)
+		}
+	}
+	// Reachable by keyboard: Tab reaches its summary, Enter opens it.
+	reached := false
+	for range 80 {
+		b.key(kb.Tab)
+		if mustEval[bool](b, `document.activeElement?.closest("[data-testid=blocks-table]") !== null && document.activeElement.tagName === "SUMMARY"`) {
+			reached = true
+			break
+		}
+	}
+	if !reached {
+		t.Fatalf("the blocks table's summary is not reached by Tab")
+	}
+	b.key(kb.Enter)
+	b.waitJS("blocks table opens", `String(document.querySelector("[data-testid=blocks-table]").open)`, "true")
+	if h := mustEval[float64](b, `document.querySelector("[data-testid=blocks-table] table").getBoundingClientRect().height`); h <= 0 {
+		t.Errorf("blocks table open but not rendered (height %v)", h)
+	}
+}
+
+// checkFocusVisible: every element Tab reaches on a lesson page shows a
+// focus outline.
+func checkFocusVisible(t *testing.T, b0 *chromeTab) {
+	b := b0.on(t)
+	for _, path := range []string{cmURL("en", cmPolicy, 8), cmURL("en", cmPolicy, 8) + "/present"} {
+		b.open(path)
+		b.waitSettled()
+		var bad []string
+		seen := 0
+		for range 40 {
+			b.key(kb.Tab)
+			got := mustEval[string](b, `(() => {
+				const e = document.activeElement;
+				if (!e || e === document.body) return "";
+				const s = getComputedStyle(e);
+				const ok = e.matches(":focus-visible") && s.outlineStyle !== "none" && parseFloat(s.outlineWidth) >= 2;
+				return (ok ? "ok " : "NO ") + e.tagName.toLowerCase() + (e.className ? "." + String(e.className).trim().split(/\s+/).join(".") : "") + " outline " + s.outlineStyle + " " + s.outlineWidth + " " + s.outlineColor;
+			})()`)
+			if got == "" {
+				continue
+			}
+			seen++
+			if !strings.HasPrefix(got, "ok ") {
+				bad = append(bad, got)
+			}
+		}
+		if seen < 10 {
+			t.Errorf("%s: Tab reached only %d elements", path, seen)
+		}
+		if len(bad) > 0 {
+			t.Errorf("%s: focus not visible on %q", path, bad)
+		}
+	}
+	if !mustEval[bool](b, `[...document.styleSheets].some(ss => [...ss.cssRules].some(r => r.selectorText && r.selectorText.includes(":focus-visible") && r.style.outlineStyle !== "none"))`) {
+		t.Errorf("no :focus-visible rule with an outline in the stylesheets")
+	}
+}
+
+// checkReducedMotion: a new block grows in with an animation, and none
+// under prefers-reduced-motion (the browser runs with
+// --force-prefers-reduced-motion; emulation switches it back and forth).
+func checkReducedMotion(t *testing.T, b0 *chromeTab) {
+	b := b0.on(t)
+	anim := func(motion string) string {
+		ctx, cancel := context.WithTimeout(b.ctx, browserCall)
+		defer cancel()
+		if _, err := chromedp.Call(ctx, emulation.SetEmulatedMedia, emulation.SetEmulatedMediaParams{
+			Features: []*emulation.MediaFeature{{Name: "prefers-reduced-motion", Value: motion}},
+		}); err != nil {
+			t.Fatalf("emulate prefers-reduced-motion %s: %v", motion, err)
+		}
+		b.open(cmURL("en", cmPolicy, 4))
+		return mustEval[string](b, `(() => {
+			const e = document.querySelector(".blk.is-new");
+			return e ? getComputedStyle(e).animationName : "<no .blk.is-new>";
+		})()`)
+	}
+	if got := anim("no-preference"); got == "none" || strings.HasPrefix(got, "<") {
+		t.Errorf("without reduced motion, .blk.is-new animation = %q, want an animation (else this check proves nothing)", got)
+	}
+	if got := anim("reduce"); got != "none" {
+		t.Errorf("under prefers-reduced-motion, .blk.is-new animation = %q, want none", got)
+	}
+	if got := mustEval[bool](b, `matchMedia("(prefers-reduced-motion: reduce)").matches`); !got {
+		t.Errorf("emulated prefers-reduced-motion: reduce does not match")
+	}
+}

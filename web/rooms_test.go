@@ -1,0 +1,971 @@
+package web
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"regexp"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/page"
+	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
+	"github.com/labstack/echo/v4"
+)
+
+// ---- the memory store, on a fake clock
+
+type fakeClock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func (c *fakeClock) now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.t }
+func (c *fakeClock) add(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.t = c.t.Add(d)
+}
+
+func newFakeRooms(limit int) (*memoryRooms, *fakeClock) {
+	clk := &fakeClock{t: time.Date(2026, 11, 1, 9, 0, 0, 0, time.UTC)}
+	return newMemoryRooms(clk.now, time.Hour, limit), clk
+}
+
+func (m *memoryRooms) count() int {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return len(m.rooms)
+}
+
+var roomCodeRE = regexp.MustCompile(`^[23456789ABCDEFGHJKLMNPQRSTUVWXYZ]{6}$`)
+
+// recv reads one value from ch within a second.
+func recv(t *testing.T, ch <-chan string) (string, bool) {
+	t.Helper()
+	select {
+	case v, ok := <-ch:
+		return v, ok
+	case <-time.After(time.Second):
+		t.Fatalf("no value on the subscription within 1 s")
+		return "", false
+	}
+}
+
+// pending reports a value waiting in ch, without blocking.
+func pending(ch <-chan string) (string, bool) {
+	select {
+	case v, ok := <-ch:
+		return v, ok
+	default:
+		return "", false
+	}
+}
+
+func TestRoomStoreCreatePublishSubscribe(t *testing.T) {
+	m, _ := newFakeRooms(100)
+	ctx := t.Context()
+	code, key, err := m.Create(ctx)
+	if err != nil {
+		t.Fatalf("Create: %v", err)
+	}
+	if !roomCodeRE.MatchString(code) || !validRoomKey(key) || roomCodeOf(key) != code {
+		t.Fatalf("Create = %q, %q; want a 6-symbol code derived from a 32-hex-digit key", code, key)
+	}
+	if st, err := m.Current(ctx, code); err != nil || st != "" {
+		t.Fatalf("Current of a new room = %q, %v; want \"\", nil", st, err)
+	}
+	ch, err := m.Subscribe(ctx, code)
+	if err != nil {
+		t.Fatalf("Subscribe: %v", err)
+	}
+	if v, ok := pending(ch); ok {
+		t.Fatalf("a new room sent %q before any publish", v)
+	}
+	if err := m.Publish(ctx, code, key, "/a"); err != nil {
+		t.Fatalf("Publish: %v", err)
+	}
+	if v, _ := recv(t, ch); v != "/a" {
+		t.Errorf("subscriber got %q; want /a", v)
+	}
+	if st, _ := m.Current(ctx, code); st != "/a" {
+		t.Errorf("Current = %q; want /a", st)
+	}
+	// A later subscriber gets the current state first.
+	ch2, _ := m.Subscribe(ctx, code)
+	if v, _ := recv(t, ch2); v != "/a" {
+		t.Errorf("second subscriber's first value = %q; want /a", v)
+	}
+	if err := m.Publish(ctx, code, key, "/b"); err != nil {
+		t.Fatalf("Publish: %v", err)
+	}
+	for i, c := range []<-chan string{ch, ch2} {
+		if v, _ := recv(t, c); v != "/b" {
+			t.Errorf("subscriber %d got %q; want /b", i+1, v)
+		}
+	}
+	// Ending the context closes the channel.
+	sctx, cancel := context.WithCancel(ctx)
+	ch3, _ := m.Subscribe(sctx, code)
+	recv(t, ch3)
+	cancel()
+	if _, ok := recv(t, ch3); ok {
+		t.Errorf("subscription still open after its context ended")
+	}
+}
+
+func TestRoomStoreWrongKeyAndUnknownRoom(t *testing.T) {
+	m, _ := newFakeRooms(100)
+	ctx := t.Context()
+	code, key, _ := m.Create(ctx)
+	_, other, _ := m.Create(ctx)
+	if err := m.Publish(ctx, code, other, "/x"); !errors.Is(err, ErrRoomKey) {
+		t.Errorf("Publish with another room's key = %v; want ErrRoomKey", err)
+	}
+	if err := m.Ensure(ctx, code, other, "/x"); !errors.Is(err, ErrRoomKey) {
+		t.Errorf("Ensure with another room's key = %v; want ErrRoomKey", err)
+	}
+	if err := m.Close(ctx, code, other); !errors.Is(err, ErrRoomKey) {
+		t.Errorf("Close with another room's key = %v; want ErrRoomKey", err)
+	}
+	if st, _ := m.Current(ctx, code); st != "" {
+		t.Errorf("a refused publish changed the state to %q", st)
+	}
+	const nope = "ZZZZZZ"
+	if err := m.Publish(ctx, nope, key, "/x"); !errors.Is(err, ErrNoRoom) {
+		t.Errorf("Publish to an unknown room = %v; want ErrNoRoom", err)
+	}
+	if _, err := m.Current(ctx, nope); !errors.Is(err, ErrNoRoom) {
+		t.Errorf("Current of an unknown room = %v; want ErrNoRoom", err)
+	}
+	if _, err := m.Subscribe(ctx, nope); !errors.Is(err, ErrNoRoom) {
+		t.Errorf("Subscribe to an unknown room = %v; want ErrNoRoom", err)
+	}
+	if err := m.Close(ctx, nope, key); !errors.Is(err, ErrNoRoom) {
+		t.Errorf("Close of an unknown room = %v; want ErrNoRoom", err)
+	}
+}
+
+func TestRoomStoreExpiry(t *testing.T) {
+	m, clk := newFakeRooms(100)
+	ctx := t.Context()
+	code, key, _ := m.Create(ctx)
+	clk.add(59 * time.Minute)
+	if err := m.Publish(ctx, code, key, "/a"); err != nil {
+		t.Fatalf("Publish after 59 min: %v", err)
+	}
+	clk.add(59 * time.Minute) // 59 min after the publish: still alive
+	if _, err := m.Current(ctx, code); err != nil {
+		t.Fatalf("Current 59 min after a publish: %v", err)
+	}
+	clk.add(time.Minute)
+	if _, err := m.Current(ctx, code); !errors.Is(err, ErrNoRoom) {
+		t.Fatalf("Current an hour after the last publish = %v; want ErrNoRoom", err)
+	}
+
+	// An attached subscriber keeps its room; the hour starts when it leaves.
+	code, key, _ = m.Create(ctx)
+	sctx, cancel := context.WithCancel(ctx)
+	ch, _ := m.Subscribe(sctx, code)
+	clk.add(5 * time.Hour)
+	if err := m.Publish(ctx, code, key, "/b"); err != nil {
+		t.Fatalf("Publish 5 h later with a subscriber attached: %v", err)
+	}
+	clk.add(5 * time.Hour)
+	cancel()
+	if _, ok := recv(t, ch); ok { // "/b"
+		if _, ok := recv(t, ch); ok {
+			t.Fatalf("subscription still open after its context ended")
+		}
+	}
+	clk.add(59 * time.Minute)
+	if _, err := m.Current(ctx, code); err != nil {
+		t.Fatalf("Current 59 min after the last subscriber left: %v", err)
+	}
+	clk.add(time.Minute)
+	if _, err := m.Subscribe(ctx, code); !errors.Is(err, ErrNoRoom) {
+		t.Fatalf("Subscribe an hour after the last subscriber left = %v; want ErrNoRoom", err)
+	}
+
+	// Rooms nobody asks about again are swept when rooms are created.
+	for range 5 {
+		m.Create(ctx)
+	}
+	clk.add(2 * time.Hour)
+	m.Create(ctx)
+	if n := m.count(); n != 1 {
+		t.Errorf("after a sweep the store holds %d rooms; want 1", n)
+	}
+}
+
+func TestRoomStoreLimit(t *testing.T) {
+	m, clk := newFakeRooms(2)
+	ctx := t.Context()
+	m.Create(ctx)
+	m.Create(ctx)
+	if _, _, err := m.Create(ctx); !errors.Is(err, ErrRoomsFull) {
+		t.Fatalf("third Create with a limit of 2 = %v; want ErrRoomsFull", err)
+	}
+	clk.add(time.Hour)
+	if _, _, err := m.Create(ctx); err != nil {
+		t.Fatalf("Create once the others expired: %v", err)
+	}
+}
+
+func TestRoomStoreSlowSubscriberGetsLatest(t *testing.T) {
+	m, _ := newFakeRooms(100)
+	ctx := t.Context()
+	code, key, _ := m.Create(ctx)
+	slow, _ := m.Subscribe(ctx, code) // never read until the end
+	fast, _ := m.Subscribe(ctx, code)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for i := 1; i <= 1000; i++ {
+			if err := m.Publish(ctx, code, key, fmt.Sprintf("/s/%d", i)); err != nil {
+				t.Errorf("Publish %d: %v", i, err)
+				return
+			}
+		}
+	}()
+	select {
+	case <-done:
+	case <-time.After(5 * time.Second):
+		t.Fatalf("1000 publishes did not finish in 5 s: a subscriber that does not read blocks Publish")
+	}
+	if v, _ := recv(t, slow); v != "/s/1000" {
+		t.Errorf("slow subscriber got %q; want only the latest, /s/1000", v)
+	}
+	if v, ok := pending(slow); ok {
+		t.Errorf("slow subscriber has a second value %q; want none", v)
+	}
+	if v, _ := recv(t, fast); v != "/s/1000" {
+		t.Errorf("other subscriber got %q; want /s/1000", v)
+	}
+}
+
+func TestRoomStoreEnsureAfterRestart(t *testing.T) {
+	ctx := t.Context()
+	before, _ := newFakeRooms(100)
+	code, key, _ := before.Create(ctx)
+	before.Publish(ctx, code, key, "/a")
+
+	after, _ := newFakeRooms(100) // a restarted process: an empty store
+	if _, err := after.Current(ctx, code); !errors.Is(err, ErrNoRoom) {
+		t.Fatalf("Current on a new store = %v; want ErrNoRoom", err)
+	}
+	if err := after.Publish(ctx, code, key, "/b"); !errors.Is(err, ErrNoRoom) {
+		t.Fatalf("Publish on a new store = %v; want ErrNoRoom (only Ensure re-creates)", err)
+	}
+	_, stranger, _ := after.Create(ctx)
+	if err := after.Ensure(ctx, code, stranger, "/evil"); !errors.Is(err, ErrRoomKey) {
+		t.Fatalf("Ensure of a lost room with a key of another code = %v; want ErrRoomKey", err)
+	}
+	ch, err := func() (<-chan string, error) {
+		if err := after.Ensure(ctx, code, key, "/b"); err != nil {
+			return nil, err
+		}
+		return after.Subscribe(ctx, code)
+	}()
+	if err != nil {
+		t.Fatalf("Ensure with the room's own key: %v", err)
+	}
+	if v, _ := recv(t, ch); v != "/b" {
+		t.Errorf("after Ensure a subscriber got %q; want /b", v)
+	}
+	if err := after.Ensure(ctx, code, key, "/c"); err != nil {
+		t.Fatalf("Ensure of a live room: %v", err)
+	}
+	if v, _ := recv(t, ch); v != "/c" {
+		t.Errorf("Ensure of a live room published %q; want /c", v)
+	}
+	if err := after.Ensure(ctx, code, stranger, "/evil"); !errors.Is(err, ErrRoomKey) {
+		t.Errorf("Ensure of a live room with a wrong key = %v; want ErrRoomKey", err)
+	}
+}
+
+func TestRoomStoreClose(t *testing.T) {
+	m, _ := newFakeRooms(100)
+	ctx := t.Context()
+	code, key, _ := m.Create(ctx)
+	ch, _ := m.Subscribe(ctx, code)
+	if err := m.Close(ctx, code, key); err != nil {
+		t.Fatalf("Close: %v", err)
+	}
+	if _, ok := recv(t, ch); ok {
+		t.Errorf("subscription still open after Close")
+	}
+	if _, err := m.Current(ctx, code); !errors.Is(err, ErrNoRoom) {
+		t.Errorf("Current after Close = %v; want ErrNoRoom", err)
+	}
+}
+
+func TestRoomCodes(t *testing.T) {
+	if a, b := roomCodeOf("0123456789abcdef0123456789abcdef"), roomCodeOf("0123456789abcdef0123456789abcdef"); a != b || !roomCodeRE.MatchString(a) {
+		t.Fatalf("roomCodeOf = %q, %q; want one code of the alphabet", a, b)
+	}
+	for _, tt := range []struct {
+		in, want string
+		ok       bool
+	}{
+		{"ABC234", "ABC234", true},
+		{"abc234", "ABC234", true},
+		{"ABC23", "", false},
+		{"ABC2345", "", false},
+		{"ABC0O1", "", false}, // 0, O and 1 are not in the alphabet
+		{"ABCI23", "", false},
+		{"ABC 23", "", false},
+		{"ÅBC234", "", false},
+	} {
+		if got, ok := parseRoomCode(tt.in); got != tt.want || ok != tt.ok {
+			t.Errorf("parseRoomCode(%q) = %q, %v; want %q, %v", tt.in, got, ok, tt.want, tt.ok)
+		}
+	}
+	for k, want := range map[string]bool{
+		"0123456789abcdef0123456789abcdef":  true,
+		"0123456789ABCDEF0123456789ABCDEF":  false,
+		"0123456789abcdef0123456789abcde":   false,
+		"0123456789abcdef0123456789abcdefa": false,
+		"g123456789abcdef0123456789abcdef":  false,
+	} {
+		if got := validRoomKey(k); got != want {
+			t.Errorf("validRoomKey(%q) = %v; want %v", k, got, want)
+		}
+	}
+}
+
+// ---- the HTTP API, in process
+
+// roomCall makes one request to h and returns the response.
+func roomCall(t *testing.T, h http.Handler, method, path, body string) *httptest.ResponseRecorder {
+	t.Helper()
+	var r io.Reader
+	if body != "" {
+		r = strings.NewReader(body)
+	}
+	req := httptest.NewRequest(method, path, r)
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, req)
+	return rec
+}
+
+func decodeRoom(t *testing.T, rec *httptest.ResponseRecorder) roomJSON {
+	t.Helper()
+	var r roomJSON
+	if err := json.Unmarshal(rec.Body.Bytes(), &r); err != nil {
+		t.Fatalf("decode %s: %v", rec.Body.String(), err)
+	}
+	return r
+}
+
+func roomBody(key, state string) string {
+	b, _ := json.Marshal(roomRequest{Key: key, State: state})
+	return string(b)
+}
+
+// openTestRoom creates a room showing state on h.
+func openTestRoom(t *testing.T, h http.Handler, state string) roomJSON {
+	t.Helper()
+	rec := roomCall(t, h, http.MethodPost, "/rooms", roomBody("", state))
+	if rec.Code != http.StatusCreated {
+		t.Fatalf("POST /rooms = %d; want 201\n%s", rec.Code, rec.Body.String())
+	}
+	return decodeRoom(t, rec)
+}
+
+func TestRoomAPI(t *testing.T) {
+	h := newTestServer(t).Handler()
+	s1, s2 := defaultState+"/1", defaultState+"/2"
+
+	rec := roomCall(t, h, http.MethodPost, "/rooms", roomBody("", s1))
+	if rec.Code != http.StatusCreated {
+		t.Fatalf("POST /rooms = %d; want 201\n%s", rec.Code, rec.Body.String())
+	}
+	room := decodeRoom(t, rec)
+	if !roomCodeRE.MatchString(room.Code) || !validRoomKey(room.Key) || room.State != s1 {
+		t.Fatalf("POST /rooms = %+v; want a code, a key and state %s", room, s1)
+	}
+	if want := "http://example.com/join/" + room.Code; room.JoinURL != want {
+		t.Errorf("join_url = %q; want %q", room.JoinURL, want)
+	}
+	if got := rec.Header().Get("Location"); got != "/rooms/"+room.Code {
+		t.Errorf("Location = %q; want /rooms/%s", got, room.Code)
+	}
+
+	// An empty body opens a room with no state yet.
+	if rec := roomCall(t, h, http.MethodPost, "/rooms", ""); rec.Code != http.StatusCreated || decodeRoom(t, rec).State != "" {
+		t.Errorf("POST /rooms without a body = %d %s; want 201 and no state", rec.Code, rec.Body.String())
+	}
+
+	rec = roomCall(t, h, http.MethodGet, "/rooms/"+room.Code, "")
+	if rec.Code != http.StatusOK || decodeRoom(t, rec).State != s1 || decodeRoom(t, rec).Key != "" {
+		t.Errorf("GET /rooms/%s = %d %s; want 200, state %s and no key", room.Code, rec.Code, rec.Body.String(), s1)
+	}
+	if cc := rec.Header().Get("Cache-Control"); cc != "no-store" {
+		t.Errorf("GET /rooms/%s Cache-Control = %q; want no-store", room.Code, cc)
+	}
+
+	// The presenter view publishes its state; the audience follows the state.
+	rec = roomCall(t, h, http.MethodPut, "/rooms/"+room.Code, roomBody(room.Key, s2+"/"+ViewPresent))
+	if rec.Code != http.StatusOK || decodeRoom(t, rec).State != s2 {
+		t.Fatalf("PUT %s/present = %d %s; want 200 and state %s", s2, rec.Code, rec.Body.String(), s2)
+	}
+	// Codes are read off a projector: lower case works.
+	if rec := roomCall(t, h, http.MethodGet, "/rooms/"+strings.ToLower(room.Code), ""); decodeRoom(t, rec).State != s2 {
+		t.Errorf("GET with a lower-case code = %d %s; want state %s", rec.Code, rec.Body.String(), s2)
+	}
+
+	rec = roomCall(t, h, http.MethodGet, "/join/"+strings.ToLower(room.Code), "")
+	if want := s2 + "#follow=" + room.Code; rec.Code != http.StatusFound || rec.Header().Get("Location") != want {
+		t.Errorf("GET /join/%s = %d Location %q; want 302 to %s", room.Code, rec.Code, rec.Header().Get("Location"), want)
+	}
+	if cc := rec.Header().Get("Cache-Control"); cc != "no-store" {
+		t.Errorf("GET /join Cache-Control = %q; want no-store", cc)
+	}
+
+	// A room without a state yet sends its audience to the index to wait.
+	empty := openTestRoom(t, h, "")
+	if rec := roomCall(t, h, http.MethodGet, "/join/"+empty.Code, ""); rec.Header().Get("Location") != "/#follow="+empty.Code {
+		t.Errorf("GET /join of an empty room: Location %q; want /#follow=%s", rec.Header().Get("Location"), empty.Code)
+	}
+
+	// A comparison is a state too.
+	cmp := "/en/context-memory/compaction-on.memory-on.threshold-92.rec-1/vs/compaction-off.memory-on.threshold-92.rec-1/3"
+	if rec := roomCall(t, h, http.MethodPut, "/rooms/"+room.Code, roomBody(room.Key, cmp)); rec.Code != http.StatusOK {
+		t.Errorf("PUT a comparison state = %d %s; want 200", rec.Code, rec.Body.String())
+	}
+
+	if rec := roomCall(t, h, http.MethodDelete, "/rooms/"+room.Code, roomBody(room.Key, "")); rec.Code != http.StatusNoContent {
+		t.Fatalf("DELETE /rooms/%s = %d %s; want 204", room.Code, rec.Code, rec.Body.String())
+	}
+	if rec := roomCall(t, h, http.MethodGet, "/rooms/"+room.Code, ""); rec.Code != http.StatusNotFound {
+		t.Errorf("GET a closed room = %d; want 404", rec.Code)
+	}
+	rec = roomCall(t, h, http.MethodGet, "/join/"+room.Code, "")
+	if rec.Code != http.StatusNotFound || !strings.Contains(rec.Body.String(), room.Code) || !strings.Contains(rec.Header().Get("Content-Type"), "text/html") {
+		t.Errorf("GET /join of a closed room = %d %s; want a 404 page naming the room", rec.Code, rec.Header().Get("Content-Type"))
+	}
+}
+
+func TestRoomBadInput(t *testing.T) {
+	h := newTestServer(t).Handler()
+	room := openTestRoom(t, h, defaultState+"/1")
+	other := openTestRoom(t, h, "")
+	// a well-formed key of some other code than the missing room ZZZZZZ
+	stray := fmt.Sprintf("%032x", 1)
+	if roomCodeOf(stray) == "ZZZZZZ" {
+		stray = fmt.Sprintf("%032x", 2)
+	}
+	rc := "/rooms/" + room.Code
+	tests := []struct {
+		name, method, path, body string
+		status                   int
+		param                    string // named in the JSON error (or the page, for /join)
+	}{
+		{"post not JSON", "POST", "/rooms", "state=/en", 400, "body"},
+		{"post unknown lesson", "POST", "/rooms", roomBody("", "/en/nope/compaction-on.memory-on.threshold-92.rec-1/1"), 400, "state"},
+		{"post step out of range", "POST", "/rooms", roomBody("", defaultState+"/99"), 400, "state"},
+		{"post non-canonical order", "POST", "/rooms", roomBody("", "/en/context-memory/memory-on.compaction-on.threshold-92.rec-1/1"), 400, "state"},
+		{"post redirecting path", "POST", "/rooms", roomBody("", "/en/context-memory"), 400, "state"},
+		{"post query", "POST", "/rooms", roomBody("", defaultState+"/1?threshold=50"), 400, "state"},
+		{"post other host", "POST", "/rooms", roomBody("", "//evil.example/en/x/y/1"), 400, "state"},
+		{"post script URL", "POST", "/rooms", roomBody("", "javascript:alert(1)"), 400, "state"},
+		{"post event injection", "POST", "/rooms", roomBody("", defaultState+"/1\ndata: /evil"), 400, "state"},
+		{"post unknown view", "POST", "/rooms", roomBody("", defaultState+"/1/secret"), 400, "state"},
+		{"post unknown language", "POST", "/rooms", roomBody("", "/fr/context-memory/compaction-on.memory-on.threshold-92.rec-1/1"), 400, "state"},
+		{"put bad code", "PUT", "/rooms/AB!23Z", roomBody(room.Key, defaultState+"/2"), 400, "code"},
+		{"put short code", "PUT", "/rooms/ABC", roomBody(room.Key, defaultState+"/2"), 400, "code"},
+		{"put no body", "PUT", rc, "", 400, "body"},
+		{"put malformed key", "PUT", rc, roomBody("xyz", defaultState+"/2"), 400, "key"},
+		{"put no state", "PUT", rc, roomBody(room.Key, ""), 400, "state"},
+		{"put bad state", "PUT", rc, roomBody(room.Key, "/en/context-memory/compaction-on.memory-on.threshold-200.rec-1/1"), 400, "state"},
+		{"put wrong key", "PUT", rc, roomBody(other.Key, defaultState+"/2"), 403, "key"},
+		{"put lost room, key of another code", "PUT", "/rooms/ZZZZZZ", roomBody(stray, defaultState+"/2"), 403, "key"},
+		{"get unknown room", "GET", "/rooms/ZZZZZZ", "", 404, ""},
+		{"get bad code", "GET", "/rooms/zz", "", 400, "code"},
+		{"events unknown room", "GET", "/rooms/ZZZZZZ/events", "", 404, ""},
+		{"events bad code", "GET", "/rooms/O0O0O0/events", "", 400, "code"},
+		{"delete wrong key", "DELETE", rc, roomBody(other.Key, ""), 403, "key"},
+		{"delete malformed key", "DELETE", rc, roomBody("", ""), 400, "key"},
+		{"delete unknown room", "DELETE", "/rooms/ZZZZZZ", roomBody(room.Key, ""), 404, ""},
+		{"join bad code", "GET", "/join/O0O0O0", "", 400, "code"},
+		{"join unknown room", "GET", "/join/ZZZZZZ", "", 404, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			rec := roomCall(t, h, tt.method, tt.path, tt.body)
+			if rec.Code != tt.status {
+				t.Fatalf("%s %s = %d; want %d\n%s", tt.method, tt.path, rec.Code, tt.status, rec.Body.String())
+			}
+			if strings.HasPrefix(tt.path, "/join/") {
+				if !strings.Contains(rec.Header().Get("Content-Type"), "text/html") || !strings.Contains(rec.Body.String(), tt.param) {
+					t.Errorf("%s %s: want an HTML page naming %q, got %s", tt.method, tt.path, tt.param, rec.Header().Get("Content-Type"))
+				}
+				return
+			}
+			var body errorBody
+			if err := json.Unmarshal(rec.Body.Bytes(), &body); err != nil {
+				t.Fatalf("%s %s: body is not a JSON error: %v\n%s", tt.method, tt.path, err, rec.Body.String())
+			}
+			if body.Param != tt.param || body.Error == "" {
+				t.Errorf("%s %s: error %+v; want param %q", tt.method, tt.path, body, tt.param)
+			}
+		})
+	}
+	// None of that changed the room.
+	if rec := roomCall(t, h, http.MethodGet, rc, ""); decodeRoom(t, rec).State != defaultState+"/1" {
+		t.Errorf("after bad requests the room shows %s; want %s", rec.Body.String(), defaultState+"/1")
+	}
+}
+
+// A restarted server has an empty store; the presenter's PUT, with the code
+// and key its page kept, re-creates the room there.
+func TestRoomRestartRecreates(t *testing.T) {
+	before, after := newServerWith(t, Config{}).Handler(), newServerWith(t, Config{}).Handler()
+	room := openTestRoom(t, before, defaultState+"/3")
+	if rec := roomCall(t, after, http.MethodGet, "/rooms/"+room.Code, ""); rec.Code != http.StatusNotFound {
+		t.Fatalf("GET on the restarted server before the presenter's PUT = %d; want 404", rec.Code)
+	}
+	if rec := roomCall(t, after, http.MethodPut, "/rooms/"+room.Code, roomBody(room.Key, defaultState+"/4")); rec.Code != http.StatusOK {
+		t.Fatalf("PUT on the restarted server = %d %s; want 200", rec.Code, rec.Body.String())
+	}
+	rec := roomCall(t, after, http.MethodGet, "/join/"+room.Code, "")
+	if want := defaultState + "/4#follow=" + room.Code; rec.Header().Get("Location") != want {
+		t.Errorf("GET /join after the re-creation: Location %q; want %q", rec.Header().Get("Location"), want)
+	}
+}
+
+// ---- event streams over real loopback connections
+
+type sseEvent struct {
+	name, data string
+	comment    bool
+}
+
+type sseStream struct {
+	resp   *http.Response
+	events chan sseEvent // closed when the stream ends
+	done   chan struct{} // closed when the reader has finished
+}
+
+// openEvents opens url as an event stream with the given client.
+func openEvents(t *testing.T, client *http.Client, url string) *sseStream {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	req.Header.Set("Accept", "text/event-stream")
+	req.Header.Set("Accept-Encoding", "gzip") // set by hand, so the client does not decode it for us
+	resp, err := client.Do(req)
+	if err != nil {
+		cancel()
+		t.Fatalf("GET %s: %v", url, err)
+	}
+	st := &sseStream{resp: resp, events: make(chan sseEvent, 64), done: make(chan struct{})}
+	t.Cleanup(func() { cancel(); resp.Body.Close(); <-st.done })
+	go func() {
+		defer close(st.done)
+		defer close(st.events)
+		emit := func(ev sseEvent) bool {
+			select {
+			case st.events <- ev:
+				return true
+			case <-ctx.Done():
+				return false
+			}
+		}
+		sc := bufio.NewScanner(resp.Body)
+		var ev sseEvent
+		for sc.Scan() {
+			line := sc.Text()
+			switch {
+			case line == "":
+				if (ev.name != "" || ev.data != "") && !emit(ev) {
+					return
+				}
+				ev = sseEvent{}
+			case strings.HasPrefix(line, ":"):
+				if !emit(sseEvent{comment: true, data: line}) {
+					return
+				}
+			case strings.HasPrefix(line, "event: "):
+				ev.name = strings.TrimPrefix(line, "event: ")
+			case strings.HasPrefix(line, "data: "):
+				ev.data = strings.TrimPrefix(line, "data: ")
+			}
+		}
+	}()
+	return st
+}
+
+// next returns the next event that is not a comment.
+func (st *sseStream) next(t *testing.T, within time.Duration) sseEvent {
+	t.Helper()
+	deadline := time.After(within)
+	for {
+		select {
+		case ev, ok := <-st.events:
+			if !ok {
+				t.Fatalf("the event stream ended")
+			}
+			if !ev.comment {
+				return ev
+			}
+		case <-deadline:
+			t.Fatalf("no event within %v", within)
+		}
+	}
+}
+
+// oneShot makes every request on a new connection: the test server's short
+// ReadTimeout also closes idle connections, and a PUT is not retried.
+var oneShot = &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}
+
+func putRoom(t *testing.T, base, code, key, state string) {
+	t.Helper()
+	req, _ := http.NewRequest(http.MethodPut, base+"/rooms/"+code, strings.NewReader(roomBody(key, state)))
+	resp, err := oneShot.Do(req)
+	if err != nil {
+		t.Fatalf("PUT: %v", err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		b, _ := io.ReadAll(resp.Body)
+		t.Fatalf("PUT %s = %d; want 200\n%s", state, resp.StatusCode, b)
+	}
+}
+
+// The stream runs on a server with the production kind of timeouts, made
+// short: it must outlive them, arrive unbuffered and uncompressed, and end
+// promptly when the server shuts down.
+func TestRoomEventsStream(t *testing.T) {
+	s := newTestServer(t)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := &http.Server{Handler: s.Handler(), ReadTimeout: 300 * time.Millisecond, WriteTimeout: 300 * time.Millisecond}
+	go srv.Serve(ln)
+	t.Cleanup(func() { srv.Close() })
+	base := "http://" + ln.Addr().String()
+	room := openTestRoom(t, s.Handler(), defaultState+"/1")
+
+	client := &http.Client{Transport: &http.Transport{DisableCompression: true}}
+	st := openEvents(t, client, base+"/rooms/"+room.Code+"/events")
+	if ct := st.resp.Header.Get("Content-Type"); !strings.HasPrefix(ct, "text/event-stream") {
+		t.Errorf("Content-Type = %q; want text/event-stream", ct)
+	}
+	if ce := st.resp.Header.Get("Content-Encoding"); ce != "" {
+		t.Errorf("Content-Encoding = %q; want none (the stream must not wait on a gzip buffer)", ce)
+	}
+	if ev := st.next(t, 2*time.Second); ev.name != "state" || ev.data != defaultState+"/1" {
+		t.Fatalf("first event = %+v; want state %s", ev, defaultState+"/1")
+	}
+	time.Sleep(700 * time.Millisecond) // past both server timeouts
+	putRoom(t, base, room.Code, room.Key, defaultState+"/2")
+	if ev := st.next(t, 2*time.Second); ev.name != "state" || ev.data != defaultState+"/2" {
+		t.Fatalf("event after a publish = %+v; want state %s", ev, defaultState+"/2")
+	}
+
+	// A second follower, then the presenter closes the room: both hear it.
+	st2 := openEvents(t, client, base+"/rooms/"+room.Code+"/events")
+	st2.next(t, 2*time.Second)
+	req, _ := http.NewRequest(http.MethodDelete, base+"/rooms/"+room.Code, strings.NewReader(roomBody(room.Key, "")))
+	if resp, err := oneShot.Do(req); err != nil || resp.StatusCode != http.StatusNoContent {
+		t.Fatalf("DELETE = %v, %v; want 204", resp, err)
+	}
+	for i, s := range []*sseStream{st, st2} {
+		if ev := s.next(t, 2*time.Second); ev.name != "closed" {
+			t.Errorf("follower %d: event after DELETE = %+v; want closed", i+1, ev)
+		}
+	}
+
+	// Shutdown does not wait on open streams.
+	room = openTestRoom(t, s.Handler(), defaultState+"/1")
+	st3 := openEvents(t, client, base+"/rooms/"+room.Code+"/events")
+	st3.next(t, 2*time.Second)
+	ctx, cancel := context.WithTimeout(t.Context(), 3*time.Second)
+	defer cancel()
+	start := time.Now()
+	if err := srv.Shutdown(ctx); err != nil {
+		t.Fatalf("Shutdown with an open event stream: %v after %v", err, time.Since(start))
+	}
+	select {
+	case <-st3.done:
+	case <-time.After(2 * time.Second):
+		t.Fatalf("the stream is still open after Shutdown")
+	}
+}
+
+func TestRoomEventsHeartbeat(t *testing.T) {
+	m, _ := newFakeRooms(10)
+	s := newServerWith(t, Config{Rooms: m})
+	s.rooms.heartbeat = 50 * time.Millisecond
+	ts := startRoomHTTP(t, s.Handler())
+	code, _, _ := m.Create(t.Context())
+	st := openEvents(t, http.DefaultClient, ts.URL+"/rooms/"+code+"/events")
+	select {
+	case ev, ok := <-st.events:
+		if !ok || !ev.comment {
+			t.Fatalf("first item of an empty room's stream = %+v; want a heartbeat comment", ev)
+		}
+	case <-time.After(2 * time.Second):
+		t.Fatalf("no heartbeat within 2 s at a 50 ms interval")
+	}
+}
+
+// ---- browsers: a presenter and an audience on one server
+
+// startRoomHTTP serves h on loopback until the test ends; streams are cut
+// first so that Close does not wait for them.
+func startRoomHTTP(t *testing.T, h http.Handler) *httptest.Server {
+	t.Helper()
+	ts := httptest.NewServer(h)
+	t.Cleanup(func() { ts.CloseClientConnections(); ts.Close() })
+	return ts
+}
+
+// roomTab starts a chromium of its own (own profile, own sessionStorage)
+// on base, at 1440×900, recording CSP violations in window.__csp.
+func roomTab(t *testing.T, base string) *chromeTab {
+	t.Helper()
+	// Background tabs throttle timers; every tab here is "visible".
+	bctx := startChromium(t, 1440, 900,
+		chromedp.Flag("disable-background-timer-throttling", true),
+		chromedp.Flag("disable-renderer-backgrounding", true))
+	ctx, cancel := context.WithTimeout(bctx, 2*browserTestTimeout)
+	t.Cleanup(cancel)
+	b := &chromeTab{t: t, ctx: ctx, base: base}
+	b.do("set viewport", chromedp.EmulateViewport(1440, 900))
+	cctx, ccancel := context.WithTimeout(ctx, browserCall)
+	defer ccancel()
+	if _, err := chromedp.Call(cctx, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{Source: `
+		window.__csp = [];
+		document.addEventListener("securitypolicyviolation", e => window.__csp.push(e.violatedDirective + " " + (e.blockedURI || "inline") + " " + e.sourceFile + ":" + e.lineNumber));
+	`}); err != nil {
+		t.Fatalf("add CSP listener: %v", err)
+	}
+	return b
+}
+
+const jsStateURL = `document.getElementById("app")?.dataset.stateUrl ?? "<none>"`
+
+func (b *chromeTab) stateURL() string {
+	b.t.Helper()
+	return mustEval[string](b, jsStateURL)
+}
+
+// waitState waits until the page shows state want (#app[data-state-url])
+// at that URL, with htmx idle.
+func (b *chromeTab) waitState(who, want string) {
+	b.t.Helper()
+	if got, err := b.pollJS(jsStateURL, func(s string) bool { return s == want }); err != nil {
+		b.t.Fatalf("%s: state %q; want %q (%v)", who, got, want, err)
+	}
+	b.waitPath(want)
+	b.waitSettled()
+}
+
+func (b *chromeTab) waitStatus(who, want string) {
+	b.t.Helper()
+	if got, err := b.pollJS(jsText(tid("room-status")), func(s string) bool { return s == want }); err != nil {
+		b.t.Fatalf("%s: room-status %q; want %q (%v)", who, got, want, err)
+	}
+}
+
+func (b *chromeTab) noCSPViolations(who string) {
+	b.t.Helper()
+	if v := mustEval[[]string](b, `window.__csp`); len(v) > 0 {
+		b.t.Errorf("%s: CSP violations: %q", who, v)
+	}
+}
+
+// presenterOpensRoom opens a room on the presenter's page and returns its code.
+func presenterOpensRoom(t *testing.T, pres *chromeTab, base string) string {
+	t.Helper()
+	pres.clickID("room-open")
+	code, err := pres.pollJS(jsText(tid("room-code")), roomCodeRE.MatchString)
+	if err != nil {
+		t.Fatalf("room-code = %q after room-open (%v)", code, err)
+	}
+	if got, want := mustEval[string](pres, fmt.Sprintf(`document.querySelector(%s).href`, jsQuote(tid("room-join-url")))), base+"/join/"+code; got != want {
+		t.Errorf("room-join-url href = %q; want %q", got, want)
+	}
+	if got := pres.text(tid("room-join-url")); !strings.HasSuffix(got, "/join/"+code) {
+		t.Errorf("room-join-url text = %q; want it to end in /join/%s", got, code)
+	}
+	return code
+}
+
+func TestRoomFollowBrowser(t *testing.T) {
+	s := newTestServer(t)
+	ts := startRoomHTTP(t, s.Handler())
+	pres := roomTab(t, ts.URL)
+	aud := []*chromeTab{roomTab(t, ts.URL), roomTab(t, ts.URL)}
+
+	pres.open(cmURL("en", cmPolicy, 1))
+	pres.waitStep(1, cmSteps)
+	code := presenterOpensRoom(t, pres, ts.URL)
+
+	for i, a := range aud {
+		a.open("/join/" + code)
+		a.waitState(fmt.Sprintf("audience %d after join", i+1), cmURL("en", cmPolicy, 1))
+		a.waitStatus(fmt.Sprintf("audience %d after join", i+1), "following")
+		if h := mustEval[string](a, `location.hash`); h != "" {
+			t.Errorf("audience %d: location.hash = %q after join; want the #follow fragment removed", i+1, h)
+		}
+	}
+	// Following swaps the page like a step does: no reloads.
+	mustEval[bool](aud[1], `(window.__noReload = true)`)
+
+	want := ""
+	presenterAt := func(what string) {
+		t.Helper()
+		want = pres.stateURL()
+		for i, a := range aud {
+			a.waitState(fmt.Sprintf("audience %d after the presenter's %s", i+1, what), want)
+		}
+	}
+	for n := 2; n <= 4; n++ {
+		pres.key(kb.ArrowRight)
+		pres.waitStep(n, cmSteps)
+		presenterAt(fmt.Sprintf("step %d", n))
+		if want != cmURL("en", cmPolicy, n) {
+			t.Fatalf("presenter state after step %d = %s", n, want)
+		}
+	}
+	pres.clickID("mode-compaction-off")
+	if _, err := pres.pollJS(jsStateURL, func(s string) bool { return strings.Contains(s, "/compaction-off.") }); err != nil {
+		t.Fatalf("presenter: mode-compaction-off did not change the state: %v", err)
+	}
+	pres.waitSettled()
+	presenterAt("mode change")
+
+	// Audience 1 wanders one step back; audience 2 keeps following.
+	aud[0].key(kb.ArrowLeft)
+	aud[0].waitStatus("audience 1 after ArrowLeft", "exploring")
+	wandered := aud[0].stateURL()
+	if wandered == want {
+		t.Fatalf("audience 1 did not move on ArrowLeft: %s", wandered)
+	}
+	aud[1].waitStatus("audience 2", "following")
+	pres.key(kb.ArrowRight)
+	if _, err := pres.pollJS(jsStateURL, func(s string) bool { return s != want }); err != nil {
+		t.Fatalf("presenter did not step: %v", err)
+	}
+	pres.waitSettled()
+	want = pres.stateURL()
+	aud[1].waitState("audience 2 while audience 1 explores", want)
+	if got := aud[0].stateURL(); got != wandered {
+		t.Errorf("audience 1 is exploring, yet it moved from %s to %s", wandered, got)
+	}
+	aud[0].waitStatus("audience 1 while exploring", "exploring")
+
+	aud[0].clickID("follow-presenter")
+	aud[0].waitState("audience 1 after follow-presenter", want)
+	aud[0].waitStatus("audience 1 after follow-presenter", "following")
+
+	// Both follow the next step again.
+	pres.key(kb.ArrowRight)
+	if _, err := pres.pollJS(jsStateURL, func(s string) bool { return s != want }); err != nil {
+		t.Fatalf("presenter did not step: %v", err)
+	}
+	pres.waitSettled()
+	presenterAt("last step")
+
+	if !mustEval[bool](aud[1], `window.__noReload === true`) {
+		t.Errorf("audience 2 reloaded the page while following; want htmx swaps")
+	}
+	pres.noCSPViolations("presenter")
+	for i, a := range aud {
+		a.noCSPViolations(fmt.Sprintf("audience %d", i+1))
+	}
+}
+
+// After a server restart (an empty room store, every connection cut) the
+// presenter's page re-creates its room by itself and the audience lands on
+// the presenter's current state; a plain network drop heals the same way.
+func TestRoomFollowAfterRestart(t *testing.T) {
+	s := newTestServer(t)
+	var (
+		current  atomic.Pointer[echo.Echo]
+		holdPUT  atomic.Bool  // the presenter's laptop is "away": its PUTs fail
+		streams  atomic.Int32 // event-stream requests since the restart
+		restarts atomic.Bool
+	)
+	current.Store(s.newEcho())
+	ts := startRoomHTTP(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if holdPUT.Load() && r.Method == http.MethodPut {
+			http.Error(w, "away", http.StatusServiceUnavailable)
+			return
+		}
+		if restarts.Load() && strings.HasSuffix(r.URL.Path, "/events") {
+			streams.Add(1)
+		}
+		current.Load().ServeHTTP(w, r)
+	}))
+	pres, aud := roomTab(t, ts.URL), roomTab(t, ts.URL)
+
+	pres.open(cmURL("en", cmPolicy, 2))
+	pres.waitStep(2, cmSteps)
+	code := presenterOpensRoom(t, pres, ts.URL)
+	aud.open("/join/" + code)
+	aud.waitState("audience after join", cmURL("en", cmPolicy, 2))
+	pres.key(kb.ArrowRight)
+	pres.waitStep(3, cmSteps)
+	aud.waitState("audience before the restart", cmURL("en", cmPolicy, 3))
+
+	// The restart. The presenter's page cannot re-create the room at once,
+	// so both streams reconnect to a server without it (404): the audience
+	// must keep looking by itself.
+	holdPUT.Store(true)
+	restarts.Store(true)
+	current.Store(s.newEcho())
+	ts.CloseClientConnections()
+	deadline := time.Now().Add(browserWait)
+	for streams.Load() < 2 {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d event-stream requests reached the restarted server in %v; want the presenter's and the audience's", streams.Load(), browserWait)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	time.Sleep(300 * time.Millisecond) // both got their 404
+	holdPUT.Store(false)
+
+	// Nobody touches the presenter's page: it re-creates the room.
+	deadline = time.Now().Add(2 * browserWait)
+	for {
+		resp, err := http.Get(ts.URL + "/rooms/" + code)
+		var room roomJSON
+		if err == nil {
+			json.NewDecoder(resp.Body).Decode(&room)
+			resp.Body.Close()
+		}
+		if room.State == cmURL("en", cmPolicy, 3) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the restarted server has no room %s showing step 3 after %v (last: %v %+v)", code, 2*browserWait, err, room)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	pres.key(kb.ArrowRight)
+	pres.waitStep(4, cmSteps)
+	aud.waitState("audience after the restart", cmURL("en", cmPolicy, 4))
+	aud.waitStatus("audience after the restart", "following")
+
+	ts.CloseClientConnections() // a network drop: same server, same rooms
+	pres.key(kb.ArrowRight)
+	pres.waitStep(5, cmSteps)
+	aud.waitState("audience after a dropped connection", cmURL("en", cmPolicy, 5))
+	aud.waitStatus("audience after a dropped connection", "following")
+}
