@@ -165,7 +165,7 @@ func checkNarration(l *Lesson, name func(string) string, tok sim.Tokenizer) erro
 			return fmt.Errorf("lesson %s: %w", l.ID, err)
 		}
 		for _, f := range r.Frames {
-			if !hasAny(l.Narration[Languages[0]], f.Narration) {
+			if !hasAny(l.Narration[Languages[0]], append(append([]string{}, f.Narration...), "@"+string(f.Kind))) {
 				return &Error{File: name("narration." + Languages[0] + ".md"), Field: f.Narration[len(f.Narration)-1],
 					Msg: "missing section for frame " + strconv.Itoa(f.Step) + " of policy " + p.String() + " (any of " + strings.Join(f.Narration, ", ") + ")"}
 			}

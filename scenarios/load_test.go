@@ -3,6 +3,7 @@ package scenarios_test
 import (
 	"errors"
 	"io/fs"
+	"os"
 	"path"
 	"slices"
 	"strings"
@@ -11,6 +12,7 @@ import (
 	"testing/fstest"
 
 	"ctxsim/scenarios"
+	"ctxsim/sim"
 	"ctxsim/tokens"
 )
 
@@ -426,5 +428,84 @@ func TestTieredLessonDataErrors(t *testing.T) {
 	}
 	if _, err := scenarios.Load(files, "scenarios", tok); err != nil {
 		t.Fatalf("Load(unchanged copy) = %v", err)
+	}
+}
+
+// loadTestdata loads the test lesson that combines mechanisms of two
+// shipped lessons, written as data only.
+func loadTestdata(t *testing.T) *scenarios.Lesson {
+	t.Helper()
+	l, err := scenarios.LoadDir(os.DirFS("testdata"), "tiered-memory", "testdata", nil, tokenizer(t))
+	if err != nil {
+		t.Fatalf("LoadDir(testdata/tiered-memory) = %v", err)
+	}
+	return l
+}
+
+// TestCombinedLesson: the tiered compressor and memory across two
+// sessions, in a lesson that is data only. The compressor runs in both
+// sessions (it starts again in each), and the rule written in session 1
+// reaches session 2 only through the memory file.
+func TestCombinedLesson(t *testing.T) {
+	l := loadTestdata(t)
+	var names []string
+	for _, m := range l.Mechanisms {
+		names = append(names, m.Name())
+	}
+	if want := []string{"memory", "pairs", "tiered", "workspace", "prompt_cache"}; !slices.Equal(names, want) {
+		t.Errorf("mechanisms = %v; want %v", names, want)
+	}
+	tok := tokenizer(t)
+	run := func(kv ...string) []sim.Frame {
+		m := map[string]string{}
+		for i := 0; i < len(kv); i += 2 {
+			m[kv[i]] = kv[i+1]
+		}
+		p, err := l.PolicyOf(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err := sim.Run(l.Lesson, p, tok)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r.Frames
+	}
+	passes := map[int]int{}
+	var plan string
+	for _, f := range run() {
+		if f.Kind == sim.FramePass {
+			passes[f.Session]++
+		}
+		if b, ok := f.Block("plan-2"); ok {
+			plan = b.Content
+		}
+	}
+	if passes[1] != 1 || passes[2] != 1 {
+		t.Errorf("first passes by session = %v; want one in each session", passes)
+	}
+	if !strings.Contains(plan, "go test -race") {
+		t.Errorf("session 2 plan = %q; want the rule from MEMORY.md (go test -race)", plan)
+	}
+	for _, f := range run("memory", "off") {
+		if b, ok := f.Block("plan-2"); ok && strings.Contains(b.Content, "-race") {
+			t.Errorf("memory off: session 2 plan = %q; want no -race (nothing crossed)", b.Content)
+		}
+	}
+	// Under age, the read of config.go is stripped to a stub before the
+	// agent edits config.go again: a re-read, with memory in the header.
+	rereads := 0
+	for _, f := range run("strategy", "age") {
+		for _, e := range f.Events {
+			if e.Type == sim.EventReread {
+				rereads++
+				if f.Memory == nil || f.Memory.Injected == nil {
+					t.Errorf("re-read frame %d has no memory copy in the window", f.Step)
+				}
+			}
+		}
+	}
+	if rereads == 0 {
+		t.Errorf("age: no re-read; want config.go read again before its edit")
 	}
 }

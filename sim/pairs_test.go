@@ -2,10 +2,12 @@ package sim_test
 
 import (
 	"fmt"
+	"os"
 	"strconv"
 	"strings"
 	"testing"
 
+	"ctxsim/scenarios"
 	"ctxsim/sim"
 )
 
@@ -22,7 +24,15 @@ func TestToolPairsEverywhere(t *testing.T) {
 		t.Fatal(err)
 	}
 	tok, _ := loadTok()
+	combined, err := scenarios.LoadDir(os.DirFS("../scenarios/testdata"), "tiered-memory", "testdata", nil, tok)
+	if err != nil {
+		t.Fatal(err)
+	}
+	all := map[string]*sim.Lesson{combined.ID: combined.Lesson}
 	for id, l := range ls {
+		all[id] = l
+	}
+	for id, l := range all {
 		t.Run(id, func(t *testing.T) {
 			checked := 0
 			for _, p := range sweep(t, l) {

@@ -91,6 +91,10 @@ type tieredRun struct {
 	reads     map[string]bool
 }
 
+// sessionStart: a new session is a new conversation; the compressor starts
+// again at its first request above the pressure line.
+func (r *tieredRun) sessionStart(*harness) { r.latched, r.staleRead = false, false }
+
 // result remembers which results are file reads (a stub of one is stale).
 func (r *tieredRun) result(_ *harness, b *Block, m *Message) {
 	if m.Op != nil && m.Op.Op == OpRead {

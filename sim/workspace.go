@@ -55,6 +55,12 @@ type workspaceRun struct {
 	edits, inContext map[string]int
 }
 
+// sessionStart: the files stay on disk, but a new session has read none of
+// them.
+func (r *workspaceRun) sessionStart(*harness) {
+	r.readOf, r.read = map[string]string{}, map[string]bool{}
+}
+
 // result makes a file operation's result text.
 func (r *workspaceRun) result(h *harness, b *Block, m *Message) {
 	if m.Op == nil {

@@ -106,6 +106,7 @@ func (m marked) Value(name, arg string) (string, bool) {
 }
 
 var (
+	tierName  = regexp.MustCompile(`Tier ?[123]\b`)
 	tags      = regexp.MustCompile(`<[^>]*>`)
 	markedRun = regexp.MustCompile("\x02[^\x03]*\x03")
 )
@@ -173,6 +174,8 @@ func numbersIn(text string, declared []string) []string {
 	for _, d := range declared {
 		text = strings.ReplaceAll(text, d, " ")
 	}
+	// "Tier 2" is the name of a tier, not a figure.
+	text = tierName.ReplaceAllString(text, "Tier-x")
 	rs := []rune(text)
 	var out []string
 	for i := 0; i < len(rs); i++ {
@@ -347,6 +350,7 @@ func TestNumbersIn(t *testing.T) {
 		{"3–5 s and 0.5 s", []string{"3–5 s", "0.5 s"}, nil},
 		{"line 247", nil, []string{"247"}},
 		{"第 37 章", nil, []string{"37"}},
+		{"Tier 2 and Tier 1 stubs, T3·d4", nil, nil},
 	}
 	for _, tc := range tests {
 		if got := numbersIn(tc.text, tc.declared); !slices.Equal(got, tc.want) {
