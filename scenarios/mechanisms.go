@@ -13,10 +13,12 @@ import (
 func (b *builder) mechanisms(raw *rawLesson, l *sim.Lesson) {
 	rm := raw.Mechanisms
 	build := map[string]func() sim.Mechanism{
-		"memory":       func() sim.Mechanism { return b.memory(rm.Memory) },
-		"compaction":   func() sim.Mechanism { return b.compaction(rm.Compaction, l) },
-		"status_bar":   func() sim.Mechanism { return b.statusBar(rm.StatusBar, l) },
-		"counter":      func() sim.Mechanism { return sim.ToolCounter{Constraint: b.constraint("mechanisms.counter.constraint", rm.Counter.Constraint, false)} },
+		"memory":     func() sim.Mechanism { return b.memory(rm.Memory) },
+		"compaction": func() sim.Mechanism { return b.compaction(rm.Compaction, l) },
+		"status_bar": func() sim.Mechanism { return b.statusBar(rm.StatusBar, l) },
+		"counter": func() sim.Mechanism {
+			return sim.ToolCounter{Constraint: b.constraint("mechanisms.counter.constraint", rm.Counter.Constraint, false)}
+		},
 		"clock":        func() sim.Mechanism { b.needTimes("mechanisms.clock", l); return sim.Clock{} },
 		"tiered":       func() sim.Mechanism { return b.tiered(rm.Tiered, l) },
 		"workspace":    func() sim.Mechanism { return b.workspaceMechanism(l) },

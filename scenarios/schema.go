@@ -161,15 +161,15 @@ type rawAnswer struct {
 // operation the workspace performs (read, write, edit), or a text a tool
 // of the repository generated (result.file).
 type rawCall struct {
-	ID      string     `yaml:"id"`
-	Tool    string     `yaml:"tool"`
-	Args    yaml.Node  `yaml:"args"`
-	Label   sim.Text   `yaml:"label"`
-	Result  yaml.Node  `yaml:"result"` // a string, or a mapping: text, file, chars, gen
-	Read    string     `yaml:"read"`
-	Write   string     `yaml:"write"`
-	Edit    *rawEdit   `yaml:"edit"`
-	Summary string     `yaml:"summary"`
+	ID      string    `yaml:"id"`
+	Tool    string    `yaml:"tool"`
+	Args    yaml.Node `yaml:"args"`
+	Label   sim.Text  `yaml:"label"`
+	Result  yaml.Node `yaml:"result"` // a string, or a mapping: text, file, chars, gen
+	Read    string    `yaml:"read"`
+	Write   string    `yaml:"write"`
+	Edit    *rawEdit  `yaml:"edit"`
+	Summary string    `yaml:"summary"`
 }
 
 type rawEdit struct {

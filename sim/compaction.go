@@ -68,25 +68,25 @@ type compactionRun struct {
 	breaker     bool // auto-compaction stopped for this session (heavy tail)
 	compactions int
 	mechanical  int
-	summaries   []string // ids of the summaries this mechanism made
+	summaries   []string         // ids of the summaries this mechanism made
 	last        *compactionState // the compaction the current frames belong to
 }
 
 // compactionState is one compaction, as its frames report it.
 type compactionState struct {
-	number               int
-	before, after        int
-	count, rangeTokens   int
-	summary              int
-	summaryID            string
-	rangeIDs             []string
-	resummarize          bool
-	stillAbove           bool
-	mechanical           bool
-	emergency            bool
-	tail                 string // id of the largest block of the kept tail
-	kept                 []string
-	card                 string
+	number             int
+	before, after      int
+	count, rangeTokens int
+	summary            int
+	summaryID          string
+	rangeIDs           []string
+	resummarize        bool
+	stillAbove         bool
+	mechanical         bool
+	emergency          bool
+	tail               string // id of the largest block of the kept tail
+	kept               []string
+	card               string
 }
 
 func (r *compactionRun) sessionStart(*harness) { r.breaker = false }

@@ -48,9 +48,9 @@ func onoff(b bool) string {
 // figures and blocks.
 type compInfo struct {
 	Number, Before, After, Threshold, Count, RangeTokens, Summary int
-	RangeIDs                                                     []string
-	StillAbove, Mechanical, Resummarize, Emergency               bool
-	SummaryBlock                                                 string
+	RangeIDs                                                      []string
+	StillAbove, Mechanical, Resummarize, Emergency                bool
+	SummaryBlock                                                  string
 }
 
 // comp returns the compaction a frame belongs to, or nil.

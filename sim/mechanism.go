@@ -44,16 +44,16 @@ type hooks interface {
 // base is the no-op implementation of every hook.
 type base struct{}
 
-func (base) sessionStart(*harness)                 {}
-func (base) sessionEnd(*harness)                   {}
-func (base) remember(*harness, Step) bool          { return false }
-func (base) beforeCall(*harness)                   {}
-func (base) refused(*harness)                      {}
-func (base) beforeTool(*harness, *Message) bool    { return true }
-func (base) result(*harness, *Block, *Message)     {}
-func (base) afterResult(*harness)                  {}
-func (base) frame(*harness, *Frame, frameCtx)      {}
-func (base) finish(*harness, *Replay)              {}
+func (base) sessionStart(*harness)              {}
+func (base) sessionEnd(*harness)                {}
+func (base) remember(*harness, Step) bool       { return false }
+func (base) beforeCall(*harness)                {}
+func (base) refused(*harness)                   {}
+func (base) beforeTool(*harness, *Message) bool { return true }
+func (base) result(*harness, *Block, *Message)  {}
+func (base) afterResult(*harness)               {}
+func (base) frame(*harness, *Frame, frameCtx)   {}
+func (base) finish(*harness, *Replay)           {}
 
 // frameCtx tells the frame hook what kind of moment a frame shows.
 type frameCtx struct {

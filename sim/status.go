@@ -148,7 +148,9 @@ func (r *statusRun) finish(h *harness, rp *Replay) {
 			{"c_replace", round2(cm.CReplace)}, {"c_append", round2(cm.CAppend)}}},
 		Field{Name: "measured", Value: []Field{{"c_replace", round2(cm.MeasuredReplace)}, {"c_append", round2(cm.MeasuredAppend)}}})
 	rp.Panels = append(rp.Panels, cm.panel(h.p.On("clock")))
-	num := func(name string, v float64) Figure { return Figure{Name: name, Value: int(math.Round(v)), Unit: UnitRounded} }
+	num := func(name string, v float64) Figure {
+		return Figure{Name: name, Value: int(math.Round(v)), Unit: UnitRounded}
+	}
 	rp.Figures = append(rp.Figures, num("cost-s", cm.S), num("cost-r", cm.R), count("cost-n", cm.N),
 		Figure{Name: "cost-alpha", Value: int(math.Round(cm.Alpha * 1000)), Unit: UnitRatio},
 		num("cost-replace", cm.CReplace), num("cost-append", cm.CAppend),
@@ -389,7 +391,9 @@ func conversationTokens(bs []Block) int {
 // panel is the cost model as a panel. The comparison sign is the one that
 // holds.
 func (m costModel) panel(clock bool) Panel {
-	num := func(name string, v float64) Figure { return Figure{Name: name, Value: int(math.Round(v)), Unit: UnitRounded} }
+	num := func(name string, v float64) Figure {
+		return Figure{Name: name, Value: int(math.Round(v)), Unit: UnitRounded}
+	}
 	left, right := num("left", m.Left), num("right", m.Right)
 	if left.Value == right.Value && m.Left != m.Right {
 		// Equal when rounded, not equal: one decimal shows which is larger.

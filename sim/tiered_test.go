@@ -702,7 +702,6 @@ func TestTieredLessonCounters(t *testing.T) {
 	}
 }
 
-
 // pressure is the tiered compressor's pressure line in a lesson.
 func pressure(l *sim.Lesson) int {
 	m, _ := l.Mechanism("tiered")

@@ -196,14 +196,14 @@ type Narration struct {
 
 // StepBar is the step controls at the bottom.
 type StepBar struct {
-	Current  int
-	Total    int
-	First    string
-	Prev     string
-	Next     string
-	Last     string
-	Ticks    []Tick
-	Label    string // "Step 3 of 14"
+	Current int
+	Total   int
+	First   string
+	Prev    string
+	Next    string
+	Last    string
+	Ticks   []Tick
+	Label   string // "Step 3 of 14"
 }
 
 // Tick is one step on the progress track.

@@ -12,19 +12,19 @@ func (s *Server) routes(e *echo.Echo) {
 	get("/api/lessons", s.apiLessons)           // JSON [{id, title}]
 	get("/api/lessons/:id/frames", s.apiFrames) // JSON frames of a lesson under a policy (query)
 	r := s.rooms
-	e.POST("/rooms", r.create)               // presenter: open a room → {code, key, join_url, state}
-	get("/rooms/:code", r.current)           // the room's current state: {code, state}
-	e.PUT("/rooms/:code", r.publish)         // presenter: {key, state}; re-creates a room lost in a restart
-	e.DELETE("/rooms/:code", r.close)        // presenter: {key}; ends the room for everyone
-	e.GET("/rooms/:code/events", r.events)   // audience: text/event-stream, one "state" event per publish
-	get("/join/:code", r.join)               // audience: redirect to the current state + #follow=CODE
-	get("/:lang", s.langOrLesson)            // /en, /ja: index; /<lesson>: redirect to a language
-	get("/:lang/", s.langOrLesson)           // same, with a trailing slash
-	get("/:lang/:lesson", s.lessonStart)     // redirect to the default state, step 1
-	get("/:lang/:lesson/:policy", s.lessonStart)               // redirect to step 1 of that policy
-	get("/:lang/:lesson/:policy/handout", s.handout)           // printable handout: key frames and narration
-	get("/:lang/:lesson/:policy/:step", s.lessonState)         // one state of a lesson: the page
-	get("/:lang/:lesson/:policy/:step/:view", s.lessonState)   // the same state: present | notes
-	get("/:lang/:lesson/:policy/vs/:b/:step", s.lessonState)   // two policies side by side
+	e.POST("/rooms", r.create)                                     // presenter: open a room → {code, key, join_url, state}
+	get("/rooms/:code", r.current)                                 // the room's current state: {code, state}
+	e.PUT("/rooms/:code", r.publish)                               // presenter: {key, state}; re-creates a room lost in a restart
+	e.DELETE("/rooms/:code", r.close)                              // presenter: {key}; ends the room for everyone
+	e.GET("/rooms/:code/events", r.events)                         // audience: text/event-stream, one "state" event per publish
+	get("/join/:code", r.join)                                     // audience: redirect to the current state + #follow=CODE
+	get("/:lang", s.langOrLesson)                                  // /en, /ja: index; /<lesson>: redirect to a language
+	get("/:lang/", s.langOrLesson)                                 // same, with a trailing slash
+	get("/:lang/:lesson", s.lessonStart)                           // redirect to the default state, step 1
+	get("/:lang/:lesson/:policy", s.lessonStart)                   // redirect to step 1 of that policy
+	get("/:lang/:lesson/:policy/handout", s.handout)               // printable handout: key frames and narration
+	get("/:lang/:lesson/:policy/:step", s.lessonState)             // one state of a lesson: the page
+	get("/:lang/:lesson/:policy/:step/:view", s.lessonState)       // the same state: present | notes
+	get("/:lang/:lesson/:policy/vs/:b/:step", s.lessonState)       // two policies side by side
 	get("/:lang/:lesson/:policy/vs/:b/:step/:view", s.lessonState) // the comparison on a projector
 }
