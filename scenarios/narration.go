@@ -125,9 +125,15 @@ func (s Section) holds(c Chunk, r Resolver) (bool, error) {
 }
 
 func (s Section) fill(text string, line int, r Resolver, escape bool) (string, error) {
+	if !strings.Contains(text, "{") {
+		return text, nil
+	}
 	var err error
 	// {{x}} is literal text (a template variable in the lesson's prose).
-	text = strings.NewReplacer("{{", "\x00", "}}", "\x01").Replace(text)
+	literal := strings.Contains(text, "{{")
+	if literal {
+		text = hideBraces.Replace(text)
+	}
 	out := placeholder.ReplaceAllStringFunc(text, func(m string) string {
 		sm := placeholder.FindStringSubmatch(m)
 		v, ok := r.Value(sm[1], sm[2])
@@ -142,8 +148,18 @@ func (s Section) fill(text string, line int, r Resolver, escape bool) (string, e
 		}
 		return v
 	})
-	return strings.NewReplacer("\x00", "{{", "\x01", "}}").Replace(out), err
+	if literal {
+		out = showBraces.Replace(out)
+	}
+	return out, err
 }
+
+// hideBraces and showBraces protect {{x}} from placeholder filling. They
+// are immutable once built.
+var (
+	hideBraces = strings.NewReplacer("{{", "\x00", "}}", "\x01")
+	showBraces = strings.NewReplacer("\x00", "{{", "\x01", "}}")
+)
 
 func joinArg(name, arg string) string {
 	if arg == "" {

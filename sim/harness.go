@@ -465,7 +465,7 @@ func (h *harness) emitWith(kind FrameKind, base string, own []string, fc frameCt
 		Step: len(h.frames) + 1, Kind: kind, TraceStep: h.cur.ID, Blocks: blocks, Total: total,
 		Session: h.session, Events: h.events,
 	}
-	f.Figures = append(f.Figures, tokens("total", total), tokens("window", h.l.Window), count("session", h.session))
+	f.Figures = append(make([]Figure, 0, 24), tokens("total", total), tokens("window", h.l.Window), count("session", h.session))
 	if h.cache != nil {
 		c := h.cache.compare(f.Blocks)
 		f.Cache = &c

@@ -23,7 +23,7 @@ func (MemoryStore) Name() string { return "memory" }
 func (MemoryStore) Params() []Param { return []Param{onOff("memory", "on")} }
 
 func (m MemoryStore) start(h *harness) hooks {
-	r := &memoryRun{cfg: m, on: h.p.On("memory")}
+	r := &memoryRun{cfg: m, on: h.p.On("memory"), path: Figure{Name: "memory-path", Unit: UnitText, Text: Text{"en": m.Path}}}
 	if r.on {
 		r.file = slices.Clone(m.Lines)
 		r.tokens = m.Tokens
@@ -38,6 +38,7 @@ type memoryRun struct {
 	file     []string // the file on disk
 	tokens   int      // trace size of the next injected copy
 	injected []string // the copy injected at this session's start
+	path     Figure   // the file's name, for narration (one Text for every frame)
 }
 
 // sessionStart injects a copy of the file after the system prompt.
@@ -78,8 +79,7 @@ func (r *memoryRun) frame(h *harness, f *Frame, fc frameCtx) {
 		m.New = newLines(r.file, r.injected)
 	}
 	f.Memory = m
-	f.Figures = append(f.Figures, Figure{Name: "memory-path", Unit: UnitText, Text: Text{"en": r.cfg.Path}},
-		count("memory-lines", len(r.file)))
+	f.Figures = append(f.Figures, r.path, count("memory-lines", len(r.file)))
 	for _, b := range f.Blocks {
 		if b.Kind == KindMemory {
 			f.Figures = append(f.Figures, tokens("memory-copy", b.Tokens), count("copy-lines", len(r.injected)))
