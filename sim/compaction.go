@@ -323,6 +323,9 @@ func (r *compactionRun) frame(h *harness, f *Frame, fc frameCtx) {
 	if r.breaker {
 		f.Figures = append(f.Figures, count("breaker", 1))
 	}
+	if f.Total > r.threshold {
+		f.Figures = append(f.Figures, count("over-threshold", 1))
+	}
 	if r.on {
 		f.Line = &Line{Tokens: r.threshold, Key: "line.threshold"}
 		f.Alert = f.Total > r.threshold
@@ -342,6 +345,9 @@ func (r *compactionRun) frame(h *harness, f *Frame, fc frameCtx) {
 	f.Figures = append(f.Figures,
 		count("compaction", c.number), tokens("before", c.before), count("count", c.count),
 		tokens("range", c.rangeTokens), count("kept", len(c.kept)))
+	if len(c.kept) > r.cfg.Tail {
+		f.Figures = append(f.Figures, count("tail-grew", 1)) // a kept tool result brought its call
+	}
 	if c.tail != "" {
 		f.Figures = append(f.Figures, blockRef("tail-block", c.tail))
 	}

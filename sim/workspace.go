@@ -53,6 +53,7 @@ type workspaceRun struct {
 	// edits and inContext count, per step, the edits made and those whose
 	// old text was in the window when the model wrote them.
 	edits, inContext map[string]int
+	back             int // tokens re-reads brought back, over the run
 }
 
 // sessionStart: the files stay on disk, but a new session has read none of
@@ -169,6 +170,7 @@ func (r *workspaceRun) beforeTool(h *harness, m *Message) bool {
 	}
 	r.reread[b.ID] = true
 	h.event(Event{Type: EventReread, Block: b.ID, Tokens: b.Tokens})
+	r.back += b.Tokens
 	h.settle()
 	var own []string
 	if r.rereads >= 2 {
@@ -208,8 +210,14 @@ func (r *workspaceRun) stale(h *harness, path string) bool {
 	return true
 }
 
-// frame badges re-reads and reports the step's edits.
+// frame badges re-reads and reports the step's edits, the run's edits so
+// far and the tokens re-reads brought back.
 func (r *workspaceRun) frame(h *harness, f *Frame, fc frameCtx) {
+	all, in := 0, 0
+	for k, n := range r.edits {
+		all, in = all+n, in+r.inContext[k]
+	}
+	f.Figures = append(f.Figures, count("run-edits", all), count("run-edits-in-context", in), tokens("tokens-back", r.back))
 	if n := r.edits[h.cur.ID]; n > 0 && fc.finish {
 		f.Figures = append(f.Figures, count("edits", n), count("edits-in-context", r.inContext[h.cur.ID]))
 		if r.inContext[h.cur.ID] == n {
