@@ -1,7 +1,6 @@
 package sim
 
 import (
-	"slices"
 	"strconv"
 )
 
@@ -49,7 +48,7 @@ func (r *cacheRun) frame(h *harness, f *Frame, fc frameCtx) {
 	if !r.cfg.Panel {
 		return
 	}
-	first := Figure{Name: "first", Unit: UnitText, Text: Text{"en": "—"}}
+	first := text("first", "—")
 	if c.FirstChanged != "" {
 		first = blockRef("first", c.FirstChanged)
 	}
@@ -62,16 +61,28 @@ func (r *cacheRun) frame(h *harness, f *Frame, fc frameCtx) {
 
 // cacheMeter holds what the provider cached after the last model call.
 type cacheMeter struct {
-	cached []Block
+	cached []cachedBlock
+	warm   bool // a request was sent
 }
 
-// sent records a request and the model's output block (nil when none is
-// simulated): the provider keeps both.
-func (m *cacheMeter) sent(req []Block, out *Block) {
-	m.cached = slices.Clone(req)
+// cachedBlock is what the prompt cache compares of a block.
+type cachedBlock struct {
+	id, content string
+	kind        Kind
+}
+
+// sent records the request of h and the model's output block (nil when
+// none is simulated): the provider keeps both.
+func (m *cacheMeter) sent(h *harness, out *Block) {
+	m.cached = m.cached[:0]
+	h.each(func(b *Block) bool {
+		m.cached = append(m.cached, cachedBlock{b.ID, b.Content, b.Kind})
+		return true
+	})
 	if out != nil {
-		m.cached = append(m.cached, *out)
+		m.cached = append(m.cached, cachedBlock{out.ID, out.Content, out.Kind})
 	}
+	m.warm = true
 }
 
 // compare finds the longest prefix of req that the provider cached (same
@@ -81,14 +92,14 @@ func (m *cacheMeter) compare(req []Block) Cache {
 	cached := m.cached
 	var c Cache
 	n := 0
-	for n < len(req) && n < len(cached) && req[n].ID == cached[n].ID && req[n].Content == cached[n].Content {
+	for n < len(req) && n < len(cached) && req[n].ID == cached[n].id && req[n].Content == cached[n].content {
 		c.ReusedTokens += req[n].Tokens
 		n++
 	}
 	c.ReusedBlocks = n
 	inCache := map[string]string{}
 	for _, b := range cached[n:] {
-		inCache[b.ID] = b.Content
+		inCache[b.id] = b.content
 	}
 	for _, b := range req[n:] {
 		c.RecomputedTokens += b.Tokens
@@ -105,11 +116,11 @@ func (m *cacheMeter) compare(req []Block) Cache {
 		c.FirstChanged = req[n].ID
 	}
 	switch {
-	case cached == nil:
+	case !m.warm:
 		c.Reason = CacheCold
 	case n == 0 && len(req) > 0 && req[0].Role == RoleSystem:
 		c.Reason = CacheSystemChanged
-	case n < len(cached) && cached[n].Kind == KindStatus:
+	case n < len(cached) && cached[n].kind == KindStatus:
 		c.Reason = CacheStatusReplaced
 	case n < len(cached):
 		c.Reason = CacheRewritten

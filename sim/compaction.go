@@ -273,7 +273,7 @@ func (r *compactionRun) summarize(h *harness, rng []Block) Block {
 	text := mechanicalExcerpt(rng)
 	return Block{
 		ID: fmt.Sprintf("excerpt-%d", r.mechanical), Role: RoleUser, Kind: KindSummary,
-		Tokens: h.count(text), Content: text, LabelKey: "block.excerpt", Origin: Msg{Key: "mechanical"},
+		Tokens: h.count(text), Content: text, LabelKey: "block.excerpt", Origin: &Msg{Key: "mechanical"},
 		Summary: &SummaryOf{Mechanical: true, Covers: ids},
 	}
 }
@@ -327,7 +327,7 @@ func (r *compactionRun) frame(h *harness, f *Frame, fc frameCtx) {
 		f.Figures = append(f.Figures, count("over-threshold", 1))
 	}
 	if r.on {
-		f.Line = &Line{Tokens: r.threshold, Key: "line.threshold"}
+		f.Line = Line{Tokens: r.threshold, Key: "line.threshold"}
 		f.Alert = f.Total > r.threshold
 	}
 	if fc.finish && !r.on {

@@ -66,7 +66,7 @@ type Frame struct {
 	Counters []Counter // running counters of the mechanisms, in order
 	Panels   []Panel   // panels of this frame, beside the run's panels
 	Legend   string    // catalog key of a one-line legend under the meter ("" for none)
-	Line     *Line     // a line across the window (a threshold), in tokens
+	Line     Line      // a line across the window (a threshold); Key is "" when none
 	// Alert is set when the window state deserves a warning colour (above a
 	// threshold or a pressure line) short of a refusal.
 	Alert bool
@@ -109,20 +109,20 @@ const (
 )
 
 // Unit says how a figure is written.
-type Unit string
+type Unit uint8
 
 // Units of figures.
 const (
-	UnitTokens  Unit = "tokens"
-	UnitCount   Unit = "count"
-	UnitPercent Unit = "percent"
-	UnitChars   Unit = "chars"
-	UnitText    Unit = "text"   // Text holds the value
-	UnitBlock   Unit = "block"  // Ref names a block; written as its label
-	UnitRatio   Unit = "ratio"  // Value is thousandths, written with two decimals
-	UnitRounded Unit = "number" // a measured figure rounded to an integer
-	UnitTenths  Unit = "tenths" // Value is tenths, written with one decimal
-	UnitKey     Unit = "key"    // Text["en"] is a catalog key: the page's word for it
+	UnitCount   Unit = iota // a count of things
+	UnitTokens              // tokens
+	UnitPercent             // a percent
+	UnitChars               // characters
+	UnitText                // Str holds the value (language-neutral: a path, a tool, a sign)
+	UnitBlock               // Str names a block; written as its label
+	UnitRatio               // Value is thousandths, written with two decimals
+	UnitRounded             // a measured figure rounded to an integer
+	UnitTenths              // Value is tenths, written with one decimal
+	UnitKey                 // Str is a catalog key: the page's word for it
 )
 
 // Figure is a named value of a frame: narration and captions refer to it
@@ -131,8 +131,7 @@ type Figure struct {
 	Name  string
 	Value int
 	Unit  Unit
-	Text  Text   // UnitText
-	Ref   string // UnitBlock: a block id
+	Str   string // UnitText, UnitBlock, UnitKey
 }
 
 // Counter is a running total of a mechanism. By, when set, splits it
@@ -173,32 +172,30 @@ type Msg struct {
 
 // Block is one message of the request as drawn.
 type Block struct {
-	ID       string
-	Role     Role
-	Kind     Kind
-	Label    Text
-	LabelKey string // catalog key that names the block; {0} is Label or the tool
-	Tokens   int
-	Content  string
-	Origin   Msg  // where its text comes from (catalog key origin.<Key>)
+	ID        string
+	Role      Role
+	Kind      Kind
+	Label     Text
+	LabelKey  string // catalog key that names the block; {0} is Label or the tool
+	Tokens    int
+	Content   string
+	Origin    *Msg       // where its text comes from (catalog key origin.<Key>); nil for text the harness keeps as given
+	Summary   *SummaryOf // set on summary blocks
+	Tool      string     // tool name, on tool calls and results
+	ToolUseID string     // pairs a tool call with its result
+	Args      string     // a tool call's arguments
+	Attrs     []Attr     // figures the frames API carries on the block (chars, tier, distance)
+	Badges    []Badge    // small labels the page draws on the block
+
 	New      bool // not in the previous frame's request
 	Selected bool // inside the compaction range being shown
 	Touched  bool // rewritten in place before this frame's request (a compressor's pass)
 	// Spotlight asks the page to show the block's text beside the window
 	// (a new summary, a pending one).
-	Spotlight bool
-	Summary   *SummaryOf // set on summary blocks
-
-	Tool      string // tool name, on tool calls and results
-	ToolUseID string // pairs a tool call with its result
-	Args      string // a tool call's arguments
-
-	Attrs        []Attr  // figures the frames API carries on the block (chars, tier, distance)
-	Badges       []Badge // small labels the page draws on the block
-	Cached       bool    // inside the reused prefix of the prompt cache
-	FirstChanged bool    // the first block the cache cannot reuse
-
-	tier int // the tier a compressor classified it in (0: untouched)
+	Spotlight    bool
+	Cached       bool // inside the reused prefix of the prompt cache
+	FirstChanged bool // the first block the cache cannot reuse
+	tier         int8 // the tier a compressor classified it in (0: untouched)
 }
 
 // Attr is a named integer the frames API carries on a block.
@@ -281,8 +278,16 @@ const (
 	EventRefused           = "refused"       // the provider refused the request (Reason: its error)
 )
 
-// Figure returns the frame's figure name and whether it has one.
+// Figure returns the frame's figure name and whether it has one. Besides
+// the figures its mechanisms gave it, every frame has total (tokens in
+// the request) and session.
 func (f *Frame) Figure(name string) (Figure, bool) {
+	switch name {
+	case "total":
+		return tokens(name, f.Total), true
+	case "session":
+		return count(name, f.Session), true
+	}
 	for _, g := range f.Figures {
 		if g.Name == name {
 			return g, true
@@ -321,4 +326,10 @@ func tokens(name string, v int) Figure { return Figure{Name: name, Value: v, Uni
 func count(name string, v int) Figure { return Figure{Name: name, Value: v, Unit: UnitCount} }
 
 // blockRef is a figure naming a block.
-func blockRef(name, id string) Figure { return Figure{Name: name, Unit: UnitBlock, Ref: id} }
+func blockRef(name, id string) Figure { return Figure{Name: name, Unit: UnitBlock, Str: id} }
+
+// text is a figure of language-neutral text.
+func text(name, s string) Figure { return Figure{Name: name, Unit: UnitText, Str: s} }
+
+// key is a figure whose words are a catalog key.
+func key(name, k string) Figure { return Figure{Name: name, Unit: UnitKey, Str: k} }

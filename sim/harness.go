@@ -29,7 +29,8 @@ func Run(l *Lesson, p Policy, tok Tokenizer) (*Replay, error) {
 
 // replay runs the trace under p, a valid policy of l.
 func replay(l *Lesson, p Policy, tok Tokenizer) *harness {
-	h := &harness{l: l, p: p, tok: tok, prevIDs: map[string]bool{}}
+	h := &harness{l: l, p: p, tok: tok, prevIDs: map[string]bool{}, frames: make([]Frame, 0, len(l.Trace)+8),
+		origins: map[string]*Msg{}}
 	for _, m := range l.Mechanisms {
 		h.mechs = append(h.mechs, m.start(h))
 	}
@@ -61,6 +62,9 @@ type harness struct {
 	frames  []Frame
 	prevIDs map[string]bool
 	events  []Event
+
+	tags    []string        // scratch: the narration tags of the frame being emitted
+	origins map[string]*Msg // one origin per key, shared by the blocks that have it
 
 	// the current step
 	cur      Step
@@ -199,7 +203,7 @@ func (h *harness) put(m *Message) Block {
 		}
 	}
 	if b.Role == RoleAssistant && h.cache != nil {
-		h.cache.sent(h.window(), &b) // the provider keeps the request and what it generated
+		h.cache.sent(h, &b) // the provider keeps the request and what it generated
 	}
 	h.msgs = append(h.msgs, b)
 	h.added++
@@ -301,7 +305,7 @@ func (h *harness) decide() bool {
 		return false
 	}
 	if h.cache != nil {
-		h.cache.sent(h.window(), nil)
+		h.cache.sent(h, nil)
 	}
 	return true
 }
@@ -322,12 +326,12 @@ func (h *harness) lookup(id string) bool {
 		}
 	}
 	found, where := false, ""
-	for _, b := range h.window() {
+	h.each(func(b *Block) bool {
 		if fact.Pattern != nil && fact.Pattern.MatchString(b.Content) {
 			found, where = true, b.ID
-			break
 		}
-	}
+		return !found
+	})
 	h.event(Event{Type: EventLookup, Fact: id, Found: &found, Block: where})
 	return found
 }
@@ -362,7 +366,7 @@ func (h *harness) callAs(kind FrameKind) bool {
 // send is the provider's check of the request: broken tool pairs, or a
 // request above the window. A refused request stops the session.
 func (h *harness) send() bool {
-	ref := checkPairs(h.window())
+	ref := checkPairs(h.msgs, h.headerMessages())
 	if ref == nil && h.total() > h.l.Window {
 		t := h.total()
 		ref = &refusal{kind: FrameOverflow, base: "overflow", err: ErrContextLengthExceeded,
@@ -420,6 +424,36 @@ func (h *harness) window() []Block {
 	return append(out, h.msgs...)
 }
 
+// each calls f on every block of the request, in order, until f returns
+// false.
+func (h *harness) each(f func(*Block) bool) {
+	if h.system != nil && !f(h.system) {
+		return
+	}
+	for i := range h.injected {
+		if !f(&h.injected[i]) {
+			return
+		}
+	}
+	for i := range h.msgs {
+		if !f(&h.msgs[i]) {
+			return
+		}
+	}
+}
+
+// headerMessages counts the header's blocks that are messages to the
+// provider (system blocks are not).
+func (h *harness) headerMessages() int {
+	n := 0
+	for _, b := range h.injected {
+		if b.Role != RoleSystem {
+			n++
+		}
+	}
+	return n
+}
+
 // header is what compaction never touches: the system prompt and what was
 // injected at session start.
 func (h *harness) headerTokens() int {
@@ -465,7 +499,7 @@ func (h *harness) emitWith(kind FrameKind, base string, own []string, fc frameCt
 		Step: len(h.frames) + 1, Kind: kind, TraceStep: h.cur.ID, Blocks: blocks, Total: total,
 		Session: h.session, Events: h.events,
 	}
-	f.Figures = append(make([]Figure, 0, 24), tokens("total", total), tokens("window", h.l.Window), count("session", h.session))
+	f.Figures = make([]Figure, 0, 12)
 	if h.cache != nil {
 		c := h.cache.compare(f.Blocks)
 		f.Cache = &c
@@ -474,8 +508,8 @@ func (h *harness) emitWith(kind FrameKind, base string, own []string, fc frameCt
 		c.By = maps.Clone(c.By)
 		f.Counters = append(f.Counters, c)
 	}
-	var tags []string
-	fc.step, fc.tags = h.cur.Type, &tags
+	h.tags = h.tags[:0]
+	fc.step, fc.tags = h.cur.Type, &h.tags
 	for _, m := range h.mechs {
 		m.frame(h, &f, fc)
 	}
@@ -486,7 +520,7 @@ func (h *harness) emitWith(kind FrameKind, base string, own []string, fc frameCt
 		vs = append(vs, h.variants...)
 	}
 	if !fc.own {
-		vs = append(vs, tags...)
+		vs = append(vs, h.tags...)
 	}
 	for _, v := range vs {
 		f.Narration = append(f.Narration, base+"@"+v)
@@ -507,7 +541,10 @@ func (h *harness) blockOf(m Message) Block {
 	b := Block{ID: m.ID, Role: m.Role, Kind: kind, Label: m.Label, LabelKey: m.LabelKey, Content: m.Content,
 		Tool: m.Tool, ToolUseID: m.ToolUseID, Args: m.Args}
 	if m.Origin != "" {
-		b.Origin = Msg{Key: m.Origin}
+		if h.origins[m.Origin] == nil {
+			h.origins[m.Origin] = &Msg{Key: m.Origin}
+		}
+		b.Origin = h.origins[m.Origin]
 	}
 	b.Tokens = h.size(m, m.Content)
 	return b

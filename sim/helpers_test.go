@@ -64,7 +64,7 @@ func comp(f sim.Frame) *compInfo {
 		Count: v("count"), RangeTokens: v("range"), Summary: v("summary"),
 		StillAbove: has("heavy-tail"), Mechanical: has("mechanical"), Resummarize: has("resummarize"), Emergency: has("emergency")}
 	if g, ok := f.Figure("summary-block"); ok {
-		c.SummaryBlock = g.Ref
+		c.SummaryBlock = g.Str
 	}
 	var sum *sim.Block
 	if f.Pending != nil {

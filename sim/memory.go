@@ -23,7 +23,7 @@ func (MemoryStore) Name() string { return "memory" }
 func (MemoryStore) Params() []Param { return []Param{onOff("memory", "on")} }
 
 func (m MemoryStore) start(h *harness) hooks {
-	r := &memoryRun{cfg: m, on: h.p.On("memory"), path: Figure{Name: "memory-path", Unit: UnitText, Text: Text{"en": m.Path}}}
+	r := &memoryRun{cfg: m, on: h.p.On("memory"), path: text("memory-path", m.Path)}
 	if r.on {
 		r.file = slices.Clone(m.Lines)
 		r.tokens = m.Tokens

@@ -43,27 +43,28 @@ const (
 )
 
 // checkPairs is the provider's check of a request's tool pairs: every call
-// is followed by its result, every result follows its call.
-func checkPairs(blocks []Block) *refusal {
-	for i, b := range blocks {
+// is followed by its result, every result follows its call. msgs is the
+// conversation after the header, which holds before messages.
+func checkPairs(msgs []Block, before int) *refusal {
+	for i, b := range msgs {
 		switch {
 		case b.Kind == KindToolCall:
-			if i+1 < len(blocks) && blocks[i+1].Role == RoleTool && blocks[i+1].ToolUseID == b.ToolUseID {
+			if i+1 < len(msgs) && msgs[i+1].Role == RoleTool && msgs[i+1].ToolUseID == b.ToolUseID {
 				continue
 			}
-			return pairRefusal(blocks, i, ErrToolUseWithoutResult)
+			return pairRefusal(msgs, i, before, ErrToolUseWithoutResult)
 		case b.Role == RoleTool:
-			if i > 0 && blocks[i-1].Kind == KindToolCall && blocks[i-1].ToolUseID == b.ToolUseID {
+			if i > 0 && msgs[i-1].Kind == KindToolCall && msgs[i-1].ToolUseID == b.ToolUseID {
 				continue
 			}
-			return pairRefusal(blocks, i, ErrResultWithoutToolUse)
+			return pairRefusal(msgs, i, before, ErrResultWithoutToolUse)
 		}
 	}
 	return nil
 }
 
-func pairRefusal(blocks []Block, i int, format string) *refusal {
-	idx := messageIndex(blocks, i)
+func pairRefusal(blocks []Block, i, before int, format string) *refusal {
+	idx := before + messageIndex(blocks, i)
 	msg := fmt.Sprintf(format, idx, blocks[i].ToolUseID)
 	return &refusal{kind: FrameRefused, base: "refused", err: msg,
 		event: Event{Type: EventRefused, Reason: msg, Index: &idx, Block: blocks[i].ID}}

@@ -131,7 +131,7 @@ func (r *statusRun) frame(h *harness, f *Frame, fc frameCtx) {
 		case b.Kind == KindStatus:
 			b.Badges = append(b.Badges, Badge{Key: "by-code", Tone: "warn"})
 		case b.ToolUseID != "":
-			b.Badges = append(b.Badges, Badge{Key: "pair", Args: []Figure{{Name: "id", Unit: UnitText, Text: Text{"en": shortID(b.ToolUseID)}}}, Tone: "info"})
+			b.Badges = append(b.Badges, Badge{Key: "pair", Args: []Figure{text("id", shortID(b.ToolUseID))}, Tone: "info"})
 		}
 	}
 }
@@ -418,7 +418,7 @@ func (m costModel) panel(clock bool) Panel {
 		{Key: "inputs", Values: []Figure{num("S", m.S), num("R", m.R), count("N", m.N), {Name: "alpha", Value: int(math.Round(m.Alpha * 1000)), Unit: UnitRatio}}},
 		{Key: "replace", Values: []Figure{num("c", m.CReplace)}, Note: &Msg{Key: "cost.measured", Args: []Figure{num("m", m.MeasuredReplace)}}},
 		{Key: "append", Values: []Figure{num("c", m.CAppend)}, Note: &Msg{Key: "cost.measured", Args: []Figure{num("m", m.MeasuredAppend)}}},
-		{Key: "rule", Values: []Figure{left, {Name: "sign", Unit: UnitText, Text: Text{"en": sign}}, right},
+		{Key: "rule", Values: []Figure{left, text("sign", sign), right},
 			Note: &Msg{Key: "cost.verdict." + formula + "." + measured}, Emph: true},
 	}}
 	if clock {

@@ -89,6 +89,28 @@ type tieredRun struct {
 	latched   bool // the compressor has started
 	staleRead bool // a pass since the last frame stubbed a file read
 	reads     map[string]bool
+	sized     map[string]sized // characters of each result, by block id
+}
+
+// sized is a text and its characters.
+type sized struct {
+	text  string
+	chars int
+}
+
+// chars is the characters of a result's content. Every frame carries the
+// count of every result, and most results are unchanged since the last
+// frame, so counts are kept by block until the content changes.
+func (r *tieredRun) chars(b *Block) int {
+	if s, ok := r.sized[b.ID]; ok && s.text == b.Content {
+		return s.chars
+	}
+	if r.sized == nil {
+		r.sized = map[string]sized{}
+	}
+	n := runeCount(b.Content)
+	r.sized[b.ID] = sized{b.Content, n}
+	return n
 }
 
 // sessionStart: a new session is a new conversation; the compressor starts
@@ -137,7 +159,10 @@ func (r *tieredRun) pass(h *harness) {
 	}
 	seen, removed := 0, 0
 	budget := budget{}
-	out := make([]Block, 0, len(h.msgs))
+	// Filtered in place: a result is written at or before its own index,
+	// after every message before it was read, so the calls stub looks up
+	// are still there.
+	out := h.msgs[:0]
 	for i, b := range h.msgs {
 		if b.Role != RoleTool {
 			out = append(out, b)
@@ -161,7 +186,7 @@ func (r *tieredRun) pass(h *harness) {
 				continue
 			}
 			r.rewrite(h, &b, r.stub(h, b), KindStub, 1, idx)
-			b.Origin = Msg{Key: "stub", Args: []Figure{count("args", r.rules.ArgsChars)}}
+			b.Origin = &Msg{Key: "stub", Args: []Figure{count("args", r.rules.ArgsChars)}}
 			if r.reads[b.ID] {
 				r.staleRead = true
 			}
@@ -180,7 +205,7 @@ type budget struct{ tries, wins int }
 // tier2 compresses one result to Tier 2: a model summary when it is large
 // and the budget allows, else head + tail.
 func (r *tieredRun) tier2(h *harness, b *Block, idx int, bg *budget) {
-	chars := runeCount(b.Content)
+	chars := r.chars(b)
 	if chars > r.rules.SemanticMinChars && r.rules.Summarizable(b.Tool) {
 		spent := bg.tries
 		if r.successes {
@@ -195,7 +220,7 @@ func (r *tieredRun) tier2(h *harness, b *Block, idx int, bg *budget) {
 				h.event(Event{Type: EventSemanticCall, Tier: 2, Block: b.ID, Reason: "ok"})
 				r.rewrite(h, b, summary, KindSummary, 2, idx)
 				b.Summary = &SummaryOf{Covers: []string{b.ID}, Provenance: r.cfg.SummaryProvenance}
-				b.Origin = Msg{}
+				b.Origin = nil
 				return
 			}
 			h.event(Event{Type: EventSemanticCall, Tier: 2, Block: b.ID, Reason: "failed"})
@@ -211,7 +236,7 @@ func (r *tieredRun) tier2(h *harness, b *Block, idx int, bg *budget) {
 		return
 	}
 	r.rewrite(h, b, HeadTail(b.Content, r.rules.ExcerptChars, r.rules.HeadPercent), KindExcerpt, 2, idx)
-	b.Origin = Msg{Key: "excerpt", Args: []Figure{count("chars", r.rules.ExcerptChars),
+	b.Origin = &Msg{Key: "excerpt", Args: []Figure{count("chars", r.rules.ExcerptChars),
 		percent("head", r.rules.HeadPercent), percent("tail", 100-r.rules.HeadPercent)}}
 }
 
@@ -231,7 +256,7 @@ func (r *tieredRun) summaryOf(h *harness, toolUseID string) string {
 // invalidated from that message on, so every rewrite is an event.
 func (r *tieredRun) rewrite(h *harness, b *Block, content string, kind Kind, tier, idx int) {
 	before := b.Tokens
-	b.Content, b.Kind, b.tier = content, kind, tier
+	b.Content, b.Kind, b.tier = content, kind, int8(tier)
 	b.Tokens = h.count(content)
 	saved := before - b.Tokens
 	h.bump("tokens_saved", saved)
@@ -302,7 +327,7 @@ func (r *tieredRun) frame(h *harness, f *Frame, fc frameCtx) {
 		f.Decisive = true // a pass stripped a file read: the agent will have to read it again
 	}
 	r.staleRead = false
-	f.Line = &Line{Tokens: r.cfg.Pressure, Key: "line.pressure"}
+	f.Line = Line{Tokens: r.cfg.Pressure, Key: "line.pressure"}
 	f.Alert = f.Total > r.cfg.Pressure
 	f.Figures = append(f.Figures, tokens("pressure", r.cfg.Pressure))
 	r.figures(f)
@@ -373,16 +398,16 @@ func (r *tieredRun) annotate(f *Frame, rewritten map[string]Event) {
 		}
 		d := results - 1 - seen
 		seen++
-		b.Attrs = append(b.Attrs, Attr{"chars", runeCount(b.Content)}, Attr{"tier", b.tier}, Attr{"distance", d})
+		b.Attrs = append(b.Attrs, Attr{"chars", r.chars(b)}, Attr{"tier", int(b.tier)}, Attr{"distance", d})
 		floor := !r.age && r.floor && r.rules.IsFloorTool(b.Tool)
-		tone := map[int]string{1: "warn", 2: "info"}[b.tier]
+		tone := map[int8]string{1: "warn", 2: "info"}[b.tier]
 		if floor {
 			tone = "ok"
 		}
 		dist := count("d", d)
 		switch {
 		case b.tier > 0:
-			b.Badges = append(b.Badges, Badge{Key: "tier", Args: []Figure{count("tier", b.tier), dist}, Tone: tone})
+			b.Badges = append(b.Badges, Badge{Key: "tier", Args: []Figure{count("tier", int(b.tier)), dist}, Tone: tone})
 		case d < r.rules.KeepRecent:
 			b.Badges = append(b.Badges, Badge{Key: "tier", Args: []Figure{count("tier", 3), dist}, Tone: "muted"})
 		case r.latched:
@@ -463,15 +488,15 @@ func (r *tieredRun) passPanel(f *Frame, rewritten map[string]Event) (Panel, bool
 	tool := func(id string) Figure {
 		for _, b := range f.Blocks {
 			if b.ID == id {
-				return Figure{Name: "tool", Unit: UnitText, Text: Text{"en": b.Tool}}
+				return text("tool", b.Tool)
 			}
 		}
-		return Figure{Name: "tool", Unit: UnitText, Text: Text{"en": id}}
+		return text("tool", id)
 	}
 	if len(rewrites) > 0 && len(rewrites) <= 3 {
 		for _, e := range rewrites {
 			rows = append(rows, Row{Key: "rewrite", Values: []Figure{count("index", *e.Index), tool(e.Block), count("tier", e.Tier),
-				{Name: "kind", Unit: UnitKey, Text: Text{"en": "kind." + e.Reason}}},
+				key("kind", "kind."+e.Reason)},
 				Note: &Msg{Key: "pass.saved", Args: []Figure{tokens("n", e.Tokens)}}})
 		}
 	} else if len(rewrites) > 3 {
@@ -511,7 +536,6 @@ func (r *tieredRun) finish(h *harness, rp *Replay) {
 	for _, pre := range rl.FloorPrefixes {
 		floor += ", " + pre + "*"
 	}
-	text := func(name, v string) Figure { return Figure{Name: name, Unit: UnitText, Text: Text{"en": v}} }
 	rows := []Row{
 		{Key: "tier3", Values: []Figure{count("d", rl.KeepRecent)}, Note: &Msg{Key: "rules.tier3"}},
 		{Key: "tier2", Values: []Figure{count("from", rl.KeepRecent), count("to", rl.Tier1Distance-1)},
@@ -519,7 +543,7 @@ func (r *tieredRun) finish(h *harness, rp *Replay) {
 				{Name: "min", Value: rl.SemanticMinChars, Unit: UnitChars}, count("max", rl.MaxSemanticPerPass),
 				count("chars", rl.ExcerptChars), percent("head", rl.HeadPercent), percent("tail", 100-rl.HeadPercent)}}},
 		{Key: "tier1", Values: []Figure{count("d", rl.Tier1Distance)}, Note: &Msg{Key: "rules.tier1"}},
-		{Key: "floor", Values: []Figure{{Name: "on", Unit: UnitKey, Text: Text{"en": "value." + onOffWord(r.floor && !r.age)}}},
+		{Key: "floor", Values: []Figure{key("on", "value."+onOffWord(r.floor && !r.age))},
 			Note: &Msg{Key: "rules.floor", Args: []Figure{text("tools", floor)}}},
 	}
 	if r.age {

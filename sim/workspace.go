@@ -191,12 +191,13 @@ func (r *workspaceRun) noteEdit(h *harness, op *FileOp) {
 		r.edits, r.inContext = map[string]int{}, map[string]int{}
 	}
 	r.edits[h.cur.ID]++
-	for _, b := range h.window() {
+	h.each(func(b *Block) bool {
 		if strings.Contains(b.Content, op.Old) {
 			r.inContext[h.cur.ID]++
-			break
+			return false
 		}
-	}
+		return true
+	})
 }
 
 // stale reports whether the latest read of path in the window is gone or

@@ -1,9 +1,10 @@
 package web
 
 import (
-	"bytes"
 	"encoding/json"
+	"fmt"
 	"net/http"
+	"strconv"
 
 	"github.com/labstack/echo/v4"
 
@@ -21,31 +22,6 @@ type lessonJSON struct {
 	Title string `json:"title"`
 }
 
-type cacheJSON struct {
-	ReusedTokens     int    `json:"reused_tokens"`
-	RecomputedTokens int    `json:"recomputed_tokens"`
-	ReusedBlocks     int    `json:"reused_blocks"`
-	FirstChanged     string `json:"first_changed,omitempty"`
-	Reason           string `json:"reason"`
-}
-
-type frameJSON struct {
-	Step           int         `json:"step"`
-	Kind           string      `json:"kind"`
-	TraceStep      string      `json:"trace_step"`
-	TotalTokens    int         `json:"total_tokens"`
-	Error          *string     `json:"error"`
-	Blocks         []object    `json:"blocks"`
-	Pending        object      `json:"pending,omitempty"`
-	MemoryFile     []string    `json:"memory_file"`
-	MemoryInjected []string    `json:"memory_injected"`
-	Events         []sim.Event `json:"events"`
-	Narration      []string    `json:"narration"`
-	Session        int         `json:"session"`
-	Cache          *cacheJSON  `json:"cache,omitempty"`
-	Counters       object      `json:"counters,omitempty"`
-}
-
 // object is a JSON object whose fields keep their order.
 type object []field
 
@@ -55,24 +31,81 @@ type field struct {
 }
 
 // MarshalJSON writes the fields in order.
-func (o object) MarshalJSON() ([]byte, error) {
-	var b bytes.Buffer
-	b.WriteByte('{')
-	for i, f := range o {
-		if i > 0 {
-			b.WriteByte(',')
+func (o object) MarshalJSON() ([]byte, error) { return appendJSON(nil, o) }
+
+// appendJSON appends v as JSON, the bytes encoding/json writes for it
+// (HTML characters escaped). The API's shapes are written directly; other
+// values go through encoding/json.
+func appendJSON(b []byte, v any) ([]byte, error) {
+	var err error
+	switch v := v.(type) {
+	case object:
+		b = append(b, '{')
+		for i, f := range v {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = appendString(b, f.name)
+			b = append(b, ':')
+			if b, err = appendJSON(b, f.value); err != nil {
+				return nil, fmt.Errorf("field %s: %w", f.name, err)
+			}
 		}
-		k, _ := json.Marshal(f.name)
-		v, err := json.Marshal(f.value)
-		if err != nil {
-			return nil, err
+		return append(b, '}'), nil
+	case []object:
+		b = append(b, '[')
+		for i, o := range v {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			if b, err = appendJSON(b, o); err != nil {
+				return nil, err
+			}
 		}
-		b.Write(k)
-		b.WriteByte(':')
-		b.Write(v)
+		return append(b, ']'), nil
+	case string:
+		return appendString(b, v), nil
+	case sim.Role:
+		return appendString(b, string(v)), nil
+	case sim.Kind:
+		return appendString(b, string(v)), nil
+	case int:
+		return strconv.AppendInt(b, int64(v), 10), nil
+	case bool:
+		return strconv.AppendBool(b, v), nil
+	case []string:
+		if v == nil {
+			return append(b, "null"...), nil
+		}
+		b = append(b, '[')
+		for i, x := range v {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = appendString(b, x)
+		}
+		return append(b, ']'), nil
 	}
-	b.WriteByte('}')
-	return b.Bytes(), nil
+	j, err := json.Marshal(v)
+	if err != nil {
+		return nil, err
+	}
+	return append(b, j...), nil
+}
+
+// appendString appends s quoted. Text without characters JSON or HTML
+// escaping would change is written as it is; the rest goes through
+// encoding/json.
+func appendString(b []byte, s string) []byte {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c >= 0x7f || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
+			j, _ := json.Marshal(s) // a string always marshals
+			return append(b, j...)
+		}
+	}
+	b = append(b, '"')
+	b = append(b, s...)
+	return append(b, '"')
 }
 
 // objectOf turns run-level fields into objects ([]sim.Field nests).
@@ -119,48 +152,65 @@ func (s *Server) apiFrames(c echo.Context) error {
 	}
 	doc := object{{"lesson", l.ID}, {"window", l.Window}}
 	doc = append(doc, objectOf(r.Fields)...)
-	frames := make([]frameJSON, 0, len(r.Frames))
+	frames := make([]object, 0, len(r.Frames))
 	en := s.cat.For("en")
-	for _, f := range r.Frames {
-		frames = append(frames, frameOf(f, en.T("origin.mechanical")))
+	for i := range r.Frames {
+		frames = append(frames, frameOf(&r.Frames[i], en.T("origin.mechanical")))
 	}
 	doc = append(doc, field{"policy", policy}, field{"frames", frames})
-	return c.JSON(http.StatusOK, doc)
+	body, err := appendJSON(make([]byte, 0, 64<<10), doc)
+	if err != nil {
+		return fmt.Errorf("frames of %s: %w", l.ID, err)
+	}
+	return c.JSONBlob(http.StatusOK, append(body, '\n'))
 }
 
-func frameOf(f sim.Frame, mechanical string) frameJSON {
-	fj := frameJSON{
-		Step: f.Step, Kind: string(f.Kind), TraceStep: f.TraceStep, TotalTokens: f.Total,
-		Blocks: make([]object, 0, len(f.Blocks)), MemoryFile: []string{}, MemoryInjected: []string{},
-		Events: f.Events, Narration: f.Narration, Session: f.Session,
-	}
-	if fj.Events == nil {
-		fj.Events = []sim.Event{}
-	}
-	if m := f.Memory; m != nil {
-		fj.MemoryFile, fj.MemoryInjected = nonNil(m.File), nonNil(m.Injected)
-	}
-	if f.Error != "" {
-		e := f.Error
-		fj.Error = &e
-	}
+// frameOf is a frame in the API, its fields in the order the contract has
+// always written them.
+func frameOf(f *sim.Frame, mechanical string) object {
+	blocks := make([]object, 0, len(f.Blocks))
 	for i := range f.Blocks {
-		fj.Blocks = append(fj.Blocks, blockOf(&f.Blocks[i], mechanical))
+		blocks = append(blocks, blockOf(&f.Blocks[i], mechanical))
 	}
+	var errText any
+	if f.Error != "" {
+		errText = f.Error
+	}
+	events := f.Events
+	if events == nil {
+		events = []sim.Event{}
+	}
+	file, injected := []string{}, []string{}
+	if m := f.Memory; m != nil {
+		file, injected = nonNil(m.File), nonNil(m.Injected)
+	}
+	o := make(object, 0, 14)
+	o = append(o, field{"step", f.Step}, field{"kind", string(f.Kind)}, field{"trace_step", f.TraceStep},
+		field{"total_tokens", f.Total}, field{"error", errText}, field{"blocks", blocks})
 	if f.Pending != nil {
-		fj.Pending = blockOf(f.Pending, mechanical)
+		o = append(o, field{"pending", blockOf(f.Pending, mechanical)})
 	}
+	o = append(o, field{"memory_file", file}, field{"memory_injected", injected}, field{"events", events},
+		field{"narration", f.Narration}, field{"session", f.Session})
 	if c := f.Cache; c != nil {
-		fj.Cache = &cacheJSON{ReusedTokens: c.ReusedTokens, RecomputedTokens: c.RecomputedTokens,
-			ReusedBlocks: c.ReusedBlocks, FirstChanged: c.FirstChanged, Reason: c.Reason}
-	}
-	for _, c := range f.Counters {
-		fj.Counters = append(fj.Counters, field{c.Name, c.Value})
-		if c.ByName != "" {
-			fj.Counters = append(fj.Counters, field{c.ByName, c.By})
+		cache := object{{"reused_tokens", c.ReusedTokens}, {"recomputed_tokens", c.RecomputedTokens},
+			{"reused_blocks", c.ReusedBlocks}}
+		if c.FirstChanged != "" {
+			cache = append(cache, field{"first_changed", c.FirstChanged})
 		}
+		o = append(o, field{"cache", append(cache, field{"reason", c.Reason})})
 	}
-	return fj
+	if len(f.Counters) > 0 {
+		var counters object
+		for _, c := range f.Counters {
+			counters = append(counters, field{c.Name, c.Value})
+			if c.ByName != "" {
+				counters = append(counters, field{c.ByName, c.By})
+			}
+		}
+		o = append(o, field{"counters", counters})
+	}
+	return o
 }
 
 // blockOf is a block in the API: the contract's fields, then the

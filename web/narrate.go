@@ -27,8 +27,12 @@ func newFrameView(l *scenarios.Lesson, p sim.Policy, r *sim.Replay, i int, ui ca
 	return &frameView{l: l, p: p, frames: r.Frames, i: i, f: &r.Frames[i], run: r, ui: ui}
 }
 
-// figure finds a figure of the frame or of the run.
+// figure finds a figure of the frame or of the run; window is the
+// lesson's.
 func (v *frameView) figure(name string) (sim.Figure, bool) {
+	if name == "window" {
+		return sim.Figure{Name: name, Value: v.l.Window, Unit: sim.UnitTokens}, true
+	}
 	if g, ok := v.f.Figure(name); ok {
 		return g, true
 	}
@@ -57,14 +61,14 @@ func (v *frameView) format(g sim.Figure) string {
 	case sim.UnitTenths:
 		return fmt.Sprintf("%.1f", float64(g.Value)/10)
 	case sim.UnitText:
-		return g.Text.In(v.ui.Lang)
+		return g.Str
 	case sim.UnitKey:
-		return v.ui.T(g.Text.In("en"))
+		return v.ui.T(g.Str)
 	case sim.UnitBlock:
-		if b, ok := v.seen(g.Ref); ok {
+		if b, ok := v.seen(g.Str); ok {
 			return v.label(b)
 		}
-		return g.Ref
+		return g.Str
 	}
 	return exact(g.Value)
 }
@@ -76,6 +80,20 @@ func (v *frameView) args(figs []sim.Figure) map[string]string {
 		out[g.Name] = v.format(g)
 	}
 	return out
+}
+
+// frameArgs are every figure of the frame and the run, with total,
+// window and session, as catalog arguments.
+func (v *frameView) frameArgs() map[string]string {
+	args := v.args(v.f.Figures)
+	for k, g := range v.args(v.run.Figures) {
+		args[k] = g
+	}
+	for _, n := range []string{"total", "window", "session"} {
+		g, _ := v.figure(n)
+		args[n] = v.format(g)
+	}
+	return args
 }
 
 // msg fills a catalog message with figures.
@@ -101,7 +119,7 @@ func (v *frameView) label(b *sim.Block) string {
 // id, or by a figure that names a block.
 func (v *frameView) block(ref string) (*sim.Block, bool) {
 	if g, ok := v.figure(ref); ok && g.Unit == sim.UnitBlock {
-		ref = g.Ref
+		ref = g.Str
 	}
 	return v.f.Block(ref)
 }
@@ -110,7 +128,7 @@ func (v *frameView) block(ref string) (*sim.Block, bool) {
 // latest first.
 func (v *frameView) seen(ref string) (*sim.Block, bool) {
 	if g, ok := v.figure(ref); ok && g.Unit == sim.UnitBlock {
-		ref = g.Ref
+		ref = g.Str
 	}
 	for j := v.i; j >= 0; j-- {
 		if b, ok := v.frames[j].Block(ref); ok {
@@ -198,7 +216,7 @@ func (v *frameView) Cond(name, arg string) (bool, bool) {
 
 func refOf(v *frameView, ref string) string {
 	if g, ok := v.figure(ref); ok && g.Unit == sim.UnitBlock {
-		return g.Ref
+		return g.Str
 	}
 	return ref
 }

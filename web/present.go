@@ -92,12 +92,12 @@ func (s *Server) windowView(v *frameView) views.Window {
 	case f.Alert:
 		w.MeterState = "warn"
 	}
-	if f.Line != nil {
+	if f.Line.Key != "" {
 		w.ShowThreshold = true
-		w.ThresholdLabel = v.ui.F(f.Line.Key, v.args(f.Figures))
+		w.ThresholdLabel = v.ui.F(f.Line.Key, v.frameArgs())
 	}
 	if f.Legend != "" {
-		w.Legend = v.ui.F(f.Legend, v.args(f.Figures))
+		w.Legend = v.ui.F(f.Legend, v.frameArgs())
 	}
 	for _, e := range f.Events {
 		if e.Type == sim.EventRefused && e.Index != nil {
@@ -108,7 +108,7 @@ func (s *Server) windowView(v *frameView) views.Window {
 		w.Empty = v.ui.T("ui.empty")
 	}
 	lineAt := 0
-	if f.Line != nil {
+	if f.Line.Key != "" {
 		lineAt = f.Line.Tokens
 	}
 	if l.Draw == scenarios.DrawPairs {
@@ -212,7 +212,7 @@ func (v *frameView) provenance(b *sim.Block) string {
 	switch {
 	case b.Summary != nil && !b.Summary.Mechanical:
 		return b.Summary.Provenance.In(v.ui.Lang)
-	case b.Origin.Key == "":
+	case b.Origin == nil:
 		return ""
 	case b.Origin.Key == sim.OriginAuthored:
 		return v.ui.F("origin.authored."+sizing(v.l), map[string]string{"size": sizeOf(v.l.Lesson, b.Tokens)})
@@ -403,7 +403,7 @@ func (v *frameView) changes() []string {
 		out = append(out, v.ui.F(key, v.eventArgs(e)))
 	}
 	if c := f.Cache; c != nil && f.Error == "" {
-		out = append(out, v.ui.F("cache.line."+c.Reason, v.args(f.Figures)))
+		out = append(out, v.ui.F("cache.line."+c.Reason, v.frameArgs()))
 	}
 	return out
 }
@@ -411,7 +411,7 @@ func (v *frameView) changes() []string {
 // eventArgs are the values an event's sentence may use: the event's own,
 // its block's and the frame's figures.
 func (v *frameView) eventArgs(e sim.Event) map[string]string {
-	args := v.args(append(append([]sim.Figure{}, v.f.Figures...), v.run.Figures...))
+	args := v.frameArgs()
 	args["tokens"] = sizeOf(v.l.Lesson, e.Tokens)
 	args["reason"] = e.Reason
 	args["line"] = strings.TrimPrefix(e.Line, "- ")

@@ -104,7 +104,7 @@ func rowsLayout(rows []row, window, line int) layout {
 // screen would shrink every row below reading size).
 func fitOf(l *scenarios.Lesson, f sim.Frame) int {
 	line := 0
-	if f.Line != nil {
+	if f.Line.Key != "" {
 		line = f.Line.Tokens
 	}
 	if l.Draw == scenarios.DrawPairs {

@@ -260,6 +260,10 @@ func presetFigures(s *Server, l *scenarios.Lesson) map[string]bool {
 			for _, g := range append(append([]sim.Figure{}, f.Figures...), r.Figures...) {
 				add(v, g)
 			}
+			for _, n := range []string{"total", "window", "session"} {
+				g, _ := v.figure(n)
+				add(v, g)
+			}
 			for _, b := range f.Blocks {
 				add(v, sim.Figure{Value: b.Tokens, Unit: sim.UnitTokens})
 				out[exact(b.Tokens)] = true

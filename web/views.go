@@ -242,7 +242,7 @@ func (s *Server) compareModes(in pageInput, tl []pair, right bool) []views.ModeG
 // diffLine says in one line what happened on one side at this position.
 func (v *frameView) diffLine(prev int) string {
 	f := v.f
-	args := v.args(f.Figures)
+	args := v.frameArgs()
 	key := "diff." + string(f.Kind)
 	switch {
 	case v.i == prev:
