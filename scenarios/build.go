@@ -75,6 +75,7 @@ func buildLesson(f *yamlFile, raw *rawLesson, files fileReader) (*sim.Lesson, er
 	if b.err != nil {
 		return nil, b.err
 	}
+	l.IndexFacts()
 	return l, nil
 }
 

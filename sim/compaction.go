@@ -35,6 +35,17 @@ type CardText struct {
 	Recorded   bool // a model's recorded output (else written for the lesson)
 }
 
+// texts are the texts of every card's versions.
+func (c Compaction) texts() []string {
+	var out []string
+	for _, card := range c.Cards {
+		for _, v := range card.Versions {
+			out = append(out, v.Content)
+		}
+	}
+	return out
+}
+
 // Name is "compaction".
 func (Compaction) Name() string { return "compaction" }
 

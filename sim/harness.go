@@ -327,7 +327,7 @@ func (h *harness) lookup(id string) bool {
 	}
 	found, where := false, ""
 	h.each(func(b *Block) bool {
-		if fact.Pattern != nil && fact.Pattern.MatchString(b.Content) {
+		if h.l.holds(fact, b.Content) {
 			found, where = true, b.ID
 		}
 		return !found

@@ -76,6 +76,61 @@ type Lesson struct {
 	Facts      []Fact
 
 	params []Param // every mechanism's parameters, in URL order
+	// held says, for the lesson's fixed texts, whether each fact's pattern
+	// matches them (see IndexFacts); replays match other texts as they go.
+	held map[factText]bool
+}
+
+// factText keys whether a fact's pattern matches a text.
+type factText struct{ fact, text string }
+
+// IndexFacts matches every fact against the texts the lesson fixes (the
+// system prompt, the trace's messages and answers, what its mechanisms
+// carry, such as summary cards), once, so that a replay's lookups only
+// run patterns on text made during the replay. Loaders call it when the
+// lesson is complete; a lesson without it replays the same, slower.
+func (l *Lesson) IndexFacts() {
+	texts := []string{l.System.Content}
+	addMsgs := func(ms []Message) {
+		for _, m := range ms {
+			texts = append(texts, m.Content)
+			if a := m.Answer; a != nil {
+				texts = append(texts, a.Found, a.Missing)
+			}
+		}
+	}
+	for _, st := range l.Trace {
+		addMsgs(st.Messages)
+		if b := st.Branch; b != nil {
+			addMsgs(b.Found)
+			addMsgs(b.Missing)
+		}
+	}
+	for _, m := range l.Mechanisms {
+		if c, ok := m.(interface{ texts() []string }); ok {
+			texts = append(texts, c.texts()...)
+		}
+	}
+	l.held = make(map[factText]bool, len(texts)*len(l.Facts))
+	for _, f := range l.Facts {
+		if f.Pattern == nil {
+			continue
+		}
+		for _, t := range texts {
+			l.held[factText{f.ID, t}] = f.Pattern.MatchString(t)
+		}
+	}
+}
+
+// holds reports whether fact's pattern matches text.
+func (l *Lesson) holds(f Fact, text string) bool {
+	if f.Pattern == nil {
+		return false
+	}
+	if v, ok := l.held[factText{f.ID, text}]; ok {
+		return v
+	}
+	return f.Pattern.MatchString(text)
 }
 
 // Fact is something a question in the trace looks for in the window.

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"strconv"
+	"unicode/utf8"
 
 	"github.com/labstack/echo/v4"
 
@@ -93,20 +94,71 @@ func appendJSON(b []byte, v any) ([]byte, error) {
 	return append(b, j...), nil
 }
 
-// appendString appends s quoted. Text without characters JSON or HTML
-// escaping would change is written as it is; the rest goes through
-// encoding/json.
+// appendString appends s as a JSON string, escaped as encoding/json
+// escapes it: quotes, backslashes and control characters; <, > and & (HTML);
+// U+2028 and U+2029; invalid UTF-8 as U+FFFD.
 func appendString(b []byte, s string) []byte {
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c < 0x20 || c >= 0x7f || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
-			j, _ := json.Marshal(s) // a string always marshals
-			return append(b, j...)
-		}
-	}
 	b = append(b, '"')
-	b = append(b, s...)
+	done := 0 // s[:done] is written
+	for i := 0; i < len(s); {
+		c := s[i]
+		if plainJSON[c] {
+			i++
+			continue
+		}
+		b = append(b, s[done:i]...)
+		n := 1
+		if c < utf8.RuneSelf {
+			b = appendEscape(b, c)
+		} else {
+			var r rune
+			r, n = utf8.DecodeRuneInString(s[i:])
+			switch {
+			case r == utf8.RuneError && n == 1:
+				b = append(b, `\ufffd`...)
+			case r == '\u2028' || r == '\u2029':
+				b = append(b, `\u202`...)
+				b = append(b, hexDigits[r&0xf])
+			default:
+				b = append(b, s[i:i+n]...)
+			}
+		}
+		i += n
+		done = i
+	}
+	b = append(b, s[done:]...)
 	return append(b, '"')
 }
+
+const hexDigits = "0123456789abcdef"
+
+// appendEscape appends the escape of an ASCII byte JSON or HTML would
+// not take as it is.
+func appendEscape(b []byte, c byte) []byte {
+	switch c {
+	case '"', '\\':
+		return append(b, '\\', c)
+	case '\b':
+		return append(b, '\\', 'b')
+	case '\f':
+		return append(b, '\\', 'f')
+	case '\n':
+		return append(b, '\\', 'n')
+	case '\r':
+		return append(b, '\\', 'r')
+	case '\t':
+		return append(b, '\\', 't')
+	}
+	return append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
+}
+
+// plainJSON marks the ASCII bytes a JSON string holds as they are.
+var plainJSON = func() (t [256]bool) {
+	for c := 0x20; c < utf8.RuneSelf; c++ {
+		t[c] = c != '"' && c != '\\' && c != '<' && c != '>' && c != '&'
+	}
+	return t
+}()
 
 // objectOf turns run-level fields into objects ([]sim.Field nests).
 func objectOf(fs []sim.Field) object {
@@ -176,9 +228,9 @@ func frameOf(f *sim.Frame, mechanical string) object {
 	if f.Error != "" {
 		errText = f.Error
 	}
-	events := f.Events
-	if events == nil {
-		events = []sim.Event{}
+	events := make([]object, 0, len(f.Events))
+	for i := range f.Events {
+		events = append(events, eventOf(&f.Events[i]))
 	}
 	file, injected := []string{}, []string{}
 	if m := f.Memory; m != nil {
@@ -209,6 +261,29 @@ func frameOf(f *sim.Frame, mechanical string) object {
 			}
 		}
 		o = append(o, field{"counters", counters})
+	}
+	return o
+}
+
+// eventOf is an event in the API: its type, then the fields it has.
+func eventOf(e *sim.Event) object {
+	o := object{{"type", e.Type}}
+	add := func(name string, v any, has bool) {
+		if has {
+			o = append(o, field{name, v})
+		}
+	}
+	add("tokens", e.Tokens, e.Tokens != 0)
+	add("fact", e.Fact, e.Fact != "")
+	if e.Found != nil {
+		add("found", *e.Found, true)
+	}
+	add("reason", e.Reason, e.Reason != "")
+	add("line", e.Line, e.Line != "")
+	add("block", e.Block, e.Block != "")
+	add("tier", e.Tier, e.Tier != 0)
+	if e.Index != nil {
+		add("index", *e.Index, true)
 	}
 	return o
 }
