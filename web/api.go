@@ -198,127 +198,218 @@ func (s *Server) apiFrames(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	policy := object{}
-	for _, nv := range p.Values() {
-		policy = append(policy, field{nv[0], nv[1]})
-	}
-	doc := object{{"lesson", l.ID}, {"window", l.Window}}
-	doc = append(doc, objectOf(r.Fields)...)
-	frames := make([]object, 0, len(r.Frames))
 	en := s.cat.For("en")
-	for i := range r.Frames {
-		frames = append(frames, frameOf(&r.Frames[i], en.T("origin.mechanical")))
+	w := &jsonw{b: make([]byte, 0, 64<<10)}
+	w.open()
+	w.str("lesson", l.ID)
+	w.int("window", l.Window)
+	for _, f := range r.Fields {
+		w.value(f.Name, f.Value)
 	}
-	doc = append(doc, field{"policy", policy}, field{"frames", frames})
-	body, err := appendJSON(make([]byte, 0, 64<<10), doc)
-	if err != nil {
-		return fmt.Errorf("frames of %s: %w", l.ID, err)
+	w.key("policy")
+	w.open()
+	for _, nv := range p.Values() {
+		w.str(nv[0], nv[1])
 	}
-	return c.JSONBlob(http.StatusOK, append(body, '\n'))
+	w.close()
+	w.list("frames", len(r.Frames), func(i int) { w.frame(&r.Frames[i], en.T("origin.mechanical")) })
+	w.close()
+	if w.err != nil {
+		return fmt.Errorf("frames of %s: %w", l.ID, w.err)
+	}
+	return c.JSONBlob(http.StatusOK, append(w.b, '\n'))
 }
 
-// frameOf is a frame in the API, its fields in the order the contract has
-// always written them.
-func frameOf(f *sim.Frame, mechanical string) object {
-	blocks := make([]object, 0, len(f.Blocks))
-	for i := range f.Blocks {
-		blocks = append(blocks, blockOf(&f.Blocks[i], mechanical))
+// jsonw writes a JSON document into one buffer, field by field, in the
+// order the contract has always written them.
+type jsonw struct {
+	b     []byte
+	first bool  // the next key is the first of its object
+	err   error // the first value encoding/json could not write
+}
+
+func (w *jsonw) open()  { w.b, w.first = append(w.b, '{'), true }
+func (w *jsonw) close() { w.b, w.first = append(w.b, '}'), false }
+
+// key starts a field.
+func (w *jsonw) key(k string) {
+	if !w.first {
+		w.b = append(w.b, ',')
 	}
-	var errText any
+	w.first = false
+	w.b = append(appendString(w.b, k), ':')
+}
+
+func (w *jsonw) str(k, v string)     { w.key(k); w.b = appendString(w.b, v) }
+func (w *jsonw) int(k string, v int) { w.key(k); w.b = strconv.AppendInt(w.b, int64(v), 10) }
+func (w *jsonw) bool(k string, v bool) {
+	w.key(k)
+	w.b = strconv.AppendBool(w.b, v)
+}
+
+// strs writes a list of strings (null for nil).
+func (w *jsonw) strs(k string, v []string) {
+	w.key(k)
+	if v == nil {
+		w.b = append(w.b, "null"...)
+		return
+	}
+	w.b = append(w.b, '[')
+	for i, x := range v {
+		if i > 0 {
+			w.b = append(w.b, ',')
+		}
+		w.b = appendString(w.b, x)
+	}
+	w.b = append(w.b, ']')
+}
+
+// value writes any value ([]sim.Field as an object).
+func (w *jsonw) value(k string, v any) {
+	if nested, ok := v.([]sim.Field); ok {
+		v = objectOf(nested)
+	}
+	w.key(k)
+	var err error
+	if w.b, err = appendJSON(w.b, v); err != nil && w.err == nil {
+		w.err = fmt.Errorf("field %s: %w", k, err)
+	}
+}
+
+// list writes n items, each written by item.
+func (w *jsonw) list(k string, n int, item func(i int)) {
+	w.key(k)
+	w.b = append(w.b, '[')
+	for i := range n {
+		if i > 0 {
+			w.b = append(w.b, ',')
+		}
+		item(i)
+	}
+	w.b = append(w.b, ']')
+}
+
+// frame writes a frame: the contract's fields, then what its mechanisms
+// add (pending, cache, counters).
+func (w *jsonw) frame(f *sim.Frame, mechanical string) {
+	w.open()
+	w.int("step", f.Step)
+	w.str("kind", string(f.Kind))
+	w.str("trace_step", f.TraceStep)
+	w.int("total_tokens", f.Total)
 	if f.Error != "" {
-		errText = f.Error
+		w.str("error", f.Error)
+	} else {
+		w.value("error", nil)
 	}
-	events := make([]object, 0, len(f.Events))
-	for i := range f.Events {
-		events = append(events, eventOf(&f.Events[i]))
+	w.list("blocks", len(f.Blocks), func(i int) { w.block(&f.Blocks[i], mechanical) })
+	if f.Pending != nil {
+		w.key("pending")
+		w.block(f.Pending, mechanical)
 	}
 	file, injected := []string{}, []string{}
 	if m := f.Memory; m != nil {
 		file, injected = nonNil(m.File), nonNil(m.Injected)
 	}
-	o := make(object, 0, 14)
-	o = append(o, field{"step", f.Step}, field{"kind", string(f.Kind)}, field{"trace_step", f.TraceStep},
-		field{"total_tokens", f.Total}, field{"error", errText}, field{"blocks", blocks})
-	if f.Pending != nil {
-		o = append(o, field{"pending", blockOf(f.Pending, mechanical)})
-	}
-	o = append(o, field{"memory_file", file}, field{"memory_injected", injected}, field{"events", events},
-		field{"narration", f.Narration}, field{"session", f.Session})
+	w.strs("memory_file", file)
+	w.strs("memory_injected", injected)
+	w.list("events", len(f.Events), func(i int) { w.event(&f.Events[i]) })
+	w.strs("narration", f.Narration)
+	w.int("session", f.Session)
 	if c := f.Cache; c != nil {
-		cache := object{{"reused_tokens", c.ReusedTokens}, {"recomputed_tokens", c.RecomputedTokens},
-			{"reused_blocks", c.ReusedBlocks}}
+		w.key("cache")
+		w.open()
+		w.int("reused_tokens", c.ReusedTokens)
+		w.int("recomputed_tokens", c.RecomputedTokens)
+		w.int("reused_blocks", c.ReusedBlocks)
 		if c.FirstChanged != "" {
-			cache = append(cache, field{"first_changed", c.FirstChanged})
+			w.str("first_changed", c.FirstChanged)
 		}
-		o = append(o, field{"cache", append(cache, field{"reason", c.Reason})})
+		w.str("reason", c.Reason)
+		w.close()
 	}
 	if len(f.Counters) > 0 {
-		var counters object
+		w.key("counters")
+		w.open()
 		for _, c := range f.Counters {
-			counters = append(counters, field{c.Name, c.Value})
+			w.int(c.Name, c.Value)
 			if c.ByName != "" {
-				counters = append(counters, field{c.ByName, c.By})
+				w.value(c.ByName, c.By)
 			}
 		}
-		o = append(o, field{"counters", counters})
+		w.close()
 	}
-	return o
+	w.close()
 }
 
-// eventOf is an event in the API: its type, then the fields it has.
-func eventOf(e *sim.Event) object {
-	o := object{{"type", e.Type}}
-	add := func(name string, v any, has bool) {
-		if has {
-			o = append(o, field{name, v})
-		}
+// event writes an event: its type, then the fields it has.
+func (w *jsonw) event(e *sim.Event) {
+	w.open()
+	w.str("type", e.Type)
+	if e.Tokens != 0 {
+		w.int("tokens", e.Tokens)
 	}
-	add("tokens", e.Tokens, e.Tokens != 0)
-	add("fact", e.Fact, e.Fact != "")
+	if e.Fact != "" {
+		w.str("fact", e.Fact)
+	}
 	if e.Found != nil {
-		add("found", *e.Found, true)
+		w.bool("found", *e.Found)
 	}
-	add("reason", e.Reason, e.Reason != "")
-	add("line", e.Line, e.Line != "")
-	add("block", e.Block, e.Block != "")
-	add("tier", e.Tier, e.Tier != 0)
+	if e.Reason != "" {
+		w.str("reason", e.Reason)
+	}
+	if e.Line != "" {
+		w.str("line", e.Line)
+	}
+	if e.Block != "" {
+		w.str("block", e.Block)
+	}
+	if e.Tier != 0 {
+		w.int("tier", e.Tier)
+	}
 	if e.Index != nil {
-		add("index", *e.Index, true)
+		w.int("index", *e.Index)
 	}
-	return o
+	w.close()
 }
 
-// blockOf is a block in the API: the contract's fields, then the
-// attributes its mechanisms gave it.
-func blockOf(b *sim.Block, mechanical string) object {
-	o := object{{"id", b.ID}, {"role", b.Role}, {"kind", b.Kind}, {"tokens", b.Tokens}, {"content", b.Content}}
+// block writes a block: the contract's fields, then the attributes its
+// mechanisms gave it.
+func (w *jsonw) block(b *sim.Block, mechanical string) {
+	w.open()
+	w.str("id", b.ID)
+	w.str("role", string(b.Role))
+	w.str("kind", string(b.Kind))
+	w.int("tokens", b.Tokens)
+	w.str("content", b.Content)
 	if b.Selected {
-		o = append(o, field{"selected", true})
+		w.bool("selected", true)
 	}
 	if s := b.Summary; s != nil {
 		if s.Version > 0 {
-			o = append(o, field{"recording", s.Version})
+			w.int("recording", s.Version)
 		}
 		if s.Mechanical {
-			o = append(o, field{"mechanical", true}, field{"provenance", mechanical})
+			w.bool("mechanical", true)
+			w.str("provenance", mechanical)
 		} else if p := s.Provenance.In("en"); p != "" {
-			o = append(o, field{"provenance", p})
+			w.str("provenance", p)
 		}
 		if s.Recorded {
-			o = append(o, field{"recorded", true})
+			w.bool("recorded", true)
 		}
-		o = append(o, field{"covers", s.Covers})
+		w.strs("covers", s.Covers)
 	}
 	if b.Tool != "" {
-		o = append(o, field{"tool", b.Tool})
+		w.str("tool", b.Tool)
 	}
 	if b.ToolUseID != "" {
-		o = append(o, field{"tool_use_id", b.ToolUseID})
+		w.str("tool_use_id", b.ToolUseID)
 	}
 	for _, a := range b.Attrs {
-		o = append(o, field{a.Name, a.Value})
+		w.int(a.Name, a.Value)
 	}
-	return o
+	w.close()
 }
 
 func nonNil(s []string) []string {
