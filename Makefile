@@ -4,7 +4,7 @@
 ADDR ?= :8080
 GO ?= go
 
-.PHONY: run test build generate check-generated vet bench screenshots vendor-htmx
+.PHONY: run test build generate check-generated vet bench screenshots
 
 run:
 	$(GO) run . serve -addr $(ADDR)
@@ -36,8 +36,3 @@ test: check-generated vet
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./web
-
-# Vendored htmx: pinned from npm, never a CDN.
-vendor-htmx:
-	tmp=$$(mktemp -d) && cd "$$tmp" && npm pack htmx.org@2.0.11 >/dev/null && tar xzf htmx.org-2.0.11.tgz && \
-	cp package/dist/htmx.min.js $(CURDIR)/static/htmx.min.js && cp package/LICENSE $(CURDIR)/static/htmx.LICENSE.txt

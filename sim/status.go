@@ -60,8 +60,9 @@ func (r *statusRun) beforeCall(h *harness) {
 			return false
 		})
 	}
-	b := h.textBlock(fmt.Sprintf("status-%d", r.calls), RoleUser, KindStatus, r.text(h.cur.Time))
-	b.LabelKey = "block.status"
+	text, headline := r.text(h.cur.Time)
+	b := h.textBlock(fmt.Sprintf("status-%d", r.calls), RoleUser, KindStatus, text)
+	b.Label, b.LabelKey = Text{"en": headline}, "block.status"
 	h.msgs = append(h.msgs, b)
 	h.event(Event{Type: EventStatusInjected, Block: b.ID, Tokens: b.Tokens})
 }
@@ -69,13 +70,16 @@ func (r *statusRun) beforeCall(h *harness) {
 // result counts the tool calls the bar reports.
 func (r *statusRun) result(h *harness, b *Block, _ *Message) { r.tally.add(b, h.callOf(b)) }
 
-// text derives the status from the trajectory so far.
-func (r *statusRun) text(time string) string {
+// text derives the status from the trajectory so far, and its headline:
+// the constraint check (what the bar is for), or the first line.
+func (r *statusRun) text(time string) (string, string) {
 	t, con := r.tally, r.cfg.Constraint
 	var b strings.Builder
+	headline := ""
 	b.WriteString("<agent_status>\nCurrent state:\n")
 	if len(t.order) == 0 {
 		b.WriteString("- Tool call summary: no tools called yet\n")
+		headline = "no tools called yet"
 	}
 	for _, tool := range t.order {
 		fmt.Fprintf(&b, "- Tool call summary: '%s' has been invoked %d times", tool, t.calls[tool])
@@ -89,18 +93,22 @@ func (r *statusRun) text(time string) string {
 		b.WriteString("\n")
 	}
 	for _, k := range t.keys {
+		line := fmt.Sprintf("%d of %d calls to %s used", t.byKey[k], con.Max, k)
 		if n := t.byKey[k]; n >= con.Max {
-			fmt.Fprintf(&b, "- Constraint check: Maximum calls to %s reached (%d/%d)\n", k, n, con.Max)
-		} else {
-			fmt.Fprintf(&b, "- Constraint check: %d of %d calls to %s used\n", n, con.Max, k)
+			line = fmt.Sprintf("Maximum calls to %s reached (%d/%d)", k, n, con.Max)
 		}
+		fmt.Fprintf(&b, "- Constraint check: %s\n", line)
+		headline = line
+	}
+	if headline == "" && len(t.order) > 0 {
+		headline = fmt.Sprintf("'%s' invoked %d times", t.order[0], t.calls[t.order[0]])
 	}
 	fmt.Fprintf(&b, "- Current time: %s\n", time)
 	if r.cfg.Todo != "" {
 		fmt.Fprintf(&b, "- TODO: [1] %s (in_progress)\n", r.cfg.Todo)
 	}
 	b.WriteString("</agent_status>")
-	return b.String()
+	return b.String(), headline
 }
 
 // frame tags every frame with the mode, badges status blocks as written by

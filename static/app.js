@@ -1,19 +1,32 @@
-// ctxsim page script. Everything works without it (plain links step through
-// the lesson); it adds the keyboard map, autoplay and the speaker-notes
-// window that follows the presenter. No inline scripts: the CSP forbids them.
+// ctxsim page script. Everything works without it: every control is a
+// plain link to a full page. It adds navigation without reloads (fetch the
+// next page, swap #app, animate the window from one step to the next), the
+// keyboard map, autoplay, the block sheet's Escape, the speaker-notes
+// window that follows the presenter, and loads room.js where a room is
+// used. No inline scripts: the CSP forbids them.
 (function () {
   "use strict";
 
-  var autoplay = { on: false, paused: false, delay: 3000, timer: 0 };
+  var reduced = window.matchMedia && window.matchMedia("(prefers-reduced-motion: reduce)");
+  var autoplay = { on: false, paused: false, delay: 3000, timer: 0, wasDecisive: false };
   var notesChannel = "BroadcastChannel" in window ? new BroadcastChannel("ctxsim-presenter") : null;
+  var nav = { seq: 0 };
+  var sheet = { open: null, opener: null };
 
   function app() { return document.getElementById("app"); }
   function view() { var a = app(); return a ? a.getAttribute("data-view") : ""; }
-  function q(sel) { return document.querySelector(sel); }
+  function q(sel, root) { return (root || document).querySelector(sel); }
+  function qa(sel, root) { return Array.prototype.slice.call((root || document).querySelectorAll(sel)); }
+  function typing(el) { return el && (el.isContentEditable || /^(INPUT|TEXTAREA|SELECT)$/.test(el.tagName)); }
 
-  function typing(el) {
-    return el && (el.isContentEditable || /^(INPUT|TEXTAREA|SELECT)$/.test(el.tagName));
+  // text is a message of the page's language (messages.js, from the catalog).
+  function text(key) {
+    var all = window.ctxsimMessages || {};
+    var m = all[document.documentElement.lang] || all.en || {};
+    return m[key] || key;
   }
+
+  // ---- navigation: fetch the page, swap #app, animate, keep focus
 
   function follow(sel) {
     var a = q(sel);
@@ -22,75 +35,228 @@
   }
   function step(name) { return follow('a[data-action="step-' + name + '"]'); }
 
-  // ---- navigation without htmx (scripts on, htmx missing) falls back to links
+  // go shows url in this tab. It resolves once the page is swapped in.
+  function go(url, opts) {
+    opts = opts || {};
+    if (!window.fetch || !window.DOMParser || !app()) { location.assign(url); return Promise.resolve(); }
+    var seq = ++nav.seq;
+    busy(true);
+    return fetch(url, { credentials: "same-origin", headers: { "Accept": "text/html" } }).then(function (res) {
+      return res.text().then(function (html) { return { url: res.url, html: html }; });
+    }).then(function (r) {
+      if (seq !== nav.seq) return; // a later navigation won
+      swap(r.html, r.url, opts);
+      busy(false);
+    }).catch(function () { location.assign(url); });
+  }
 
-  function go(url) {
-    if (window.htmx) {
-      window.htmx.ajax("GET", url, { target: "#app", select: "#app", swap: "outerHTML" }).then(function () {
-        if (location.pathname !== url) history.pushState({ htmx: true }, "", url);
+  // busy marks a navigation in flight on <html data-nav> (tests wait on it).
+  function busy(on) { document.documentElement.setAttribute("data-nav", on ? "busy" : "idle"); }
+
+  function swap(html, url, opts) {
+    var doc = new DOMParser().parseFromString(html, "text/html");
+    var next = doc.getElementById("app");
+    var cur = app();
+    if (!next || !cur || next.getAttribute("data-view") === "handout") { location.assign(url); return; }
+    var before = snapshot();
+    var focused = focusKey(document.activeElement);
+    closeSheet(false);
+    cur.replaceWith(document.importNode(next, true));
+    document.title = doc.title;
+    var path = new URL(url, location.href);
+    if (opts.push) history.pushState({ ctxsim: 1 }, "", path.pathname + path.search);
+    else if (opts.replace) history.replaceState({ ctxsim: 1 }, "", path.pathname + path.search);
+    animate(before);
+    restoreFocus(opts.focus || focused);
+    settle();
+    afterStep();
+    document.dispatchEvent(new CustomEvent("ctxsim:swapped"));
+  }
+
+  document.addEventListener("click", function (e) {
+    if (e.defaultPrevented || e.button !== 0 || e.metaKey || e.ctrlKey || e.shiftKey || e.altKey) return;
+    var a = e.target.closest ? e.target.closest("a[href]") : null;
+    if (!a || !app() || !app().contains(a)) return;
+    var href = a.getAttribute("href") || "";
+    if (href.indexOf("#sheet-") === 0) { e.preventDefault(); openSheet(href.slice(1), a); return; }
+    if (sheet.open && a.classList.contains("sheet-close")) { e.preventDefault(); closeSheet(true); return; }
+    if (href.charAt(0) === "#" || a.target || a.hasAttribute("download") || a.getAttribute("data-boost") === "false") return;
+    var u = new URL(a.href, location.href);
+    if (u.origin !== location.origin) return;
+    e.preventDefault();
+    go(u.pathname + u.search, { push: true, focus: focusKey(a) });
+  });
+
+  window.addEventListener("popstate", function () {
+    if (app() && app().getAttribute("data-view") !== "handout") go(location.pathname + location.search, {});
+  });
+
+  // focusKey names a control so the same control can take focus again on
+  // the next page (where it is a new element).
+  function focusKey(el) {
+    if (!el || el === document.body || !app() || !app().contains(el)) return "";
+    var t = el.getAttribute("data-testid") || el.getAttribute("data-action");
+    if (t) return '[data-testid="' + t + '"],[data-action="' + t + '"]';
+    if (el.getAttribute("data-row")) return '[data-row="' + el.getAttribute("data-row") + '"]';
+    return "";
+  }
+  function restoreFocus(key) {
+    if (!key) return;
+    var el = q(key, app());
+    if (el && el.getAttribute("aria-disabled") === "true") el = q('[data-action="step-prev"]', app()) || el;
+    if (!el) return;
+    if (el.tagName === "SPAN") el.setAttribute("tabindex", "-1");
+    el.focus({ preventScroll: true });
+  }
+
+  // ---- the window, animated by block id (FLIP): blocks move and resize
+  // from where they were; a new block grows from nothing; a summary grows
+  // out of the range it replaces, so the range is seen to collapse into it.
+
+  function snapshot() {
+    var out = {};
+    qa("svg.win").forEach(function (svg) {
+      var pane = svg.getAttribute("data-testid") || "";
+      qa('rect[data-testid="block"]', svg).forEach(function (r) {
+        out[pane + "|" + r.getAttribute("data-id")] = { y: +r.getAttribute("y"), h: +r.getAttribute("height") };
       });
-    } else {
-      location.assign(url);
+    });
+    qa('[data-testid$="meter"]').forEach(function (m) {
+      out["meter|" + m.getAttribute("data-testid")] = { total: +m.getAttribute("data-total"), text: m.textContent };
+    });
+    return out;
+  }
+
+  function animate(before) {
+    if (reduced && reduced.matches) return;
+    var a = app();
+    var ms = a && a.getAttribute("data-motion") === "slow" ? 700 : 320;
+    var ease = "cubic-bezier(.2,.8,.2,1)";
+    qa("svg.win").forEach(function (svg) {
+      var pane = svg.getAttribute("data-testid") || "";
+      qa('rect[data-testid="block"]', svg).forEach(function (r) {
+        var y = +r.getAttribute("y"), h = +r.getAttribute("height");
+        var old = before[pane + "|" + r.getAttribute("data-id")] || unionOf(before, pane, r.getAttribute("data-covers"));
+        var from;
+        if (old) {
+          if (Math.abs(old.y - y) < 0.01 && Math.abs(old.h - h) < 0.01) return;
+          from = "translate(0px," + (old.y - y) + "px) scale(1," + (h > 0 ? old.h / h : 1) + ")";
+        } else {
+          from = "scale(1,0)";
+        }
+        r.animate([{ transform: from }, { transform: "none" }], { duration: ms, easing: ease });
+      });
+      qa(".lbl,.lbl-size,.bdg,.bdg-t,.exc,.co,.co-group,.leader,.mark,.mark-leader", svg).forEach(function (t) {
+        t.animate([{ opacity: 0 }, { opacity: 0, offset: 0.5 }, { opacity: 1 }], { duration: ms, easing: "ease-out" });
+      });
+    });
+    qa('[data-testid$="meter"]').forEach(function (m) { countMeter(m, before["meter|" + m.getAttribute("data-testid")], ms); });
+  }
+
+  // unionOf is the extent, before the swap, of the blocks a summary covers.
+  function unionOf(before, pane, covers) {
+    if (!covers) return null;
+    var top = Infinity, bottom = -Infinity;
+    covers.split(" ").forEach(function (id) {
+      var b = before[pane + "|" + id];
+      if (b) { top = Math.min(top, b.y); bottom = Math.max(bottom, b.y + b.h); }
+    });
+    return top < bottom ? { y: top, h: bottom - top } : null;
+  }
+
+  // countMeter counts the meter from its old total to the new one, where
+  // both read in thousands ("47.9k / 50k").
+  function countMeter(m, old, ms) {
+    var to = +m.getAttribute("data-total");
+    var parts = m.textContent.split(" / ");
+    if (!old || old.total === to || parts.length !== 2 || !/k$/.test(parts[0]) || !/k /.test(old.text)) return;
+    var from = old.total, t0 = performance.now(), final = m.textContent;
+    function frame(now) {
+      var k = Math.min((now - t0) / ms, 1);
+      var v = from + (to - from) * (1 - Math.pow(1 - k, 3));
+      m.textContent = k < 1 ? (v / 1000).toFixed(1) + "k / " + parts[1] : final;
+      if (k < 1) requestAnimationFrame(frame);
     }
+    requestAnimationFrame(frame);
   }
 
-  // ---- autoplay: steps on a timer, pauses by itself on decisive frames
+  // ---- the block sheet: a dialog that Escape closes, focus back where it was
 
-  function note(text) {
-    var n = q('[data-slot="autoplay-note"]');
-    if (n) n.textContent = text;
+  function openSheet(id, opener) {
+    var s = document.getElementById(id);
+    if (!s) return;
+    closeSheet(false);
+    s.classList.add("is-open");
+    s.setAttribute("aria-modal", "true");
+    sheet.open = s;
+    sheet.opener = focusKey(opener) || "";
+    var c = q(".sheet-close", s);
+    if (c) c.focus({ preventScroll: true });
   }
+  function closeSheet(refocus) {
+    var s = sheet.open;
+    if (location.hash.indexOf("#sheet-") === 0) {
+      // opened by a link without script, or a deep link: leave :target
+      location.replace("#");
+      history.replaceState(history.state, "", location.pathname + location.search);
+      s = s || null;
+      if (refocus) { var n = document.getElementById("narration"); if (n) n.focus({ preventScroll: true }); }
+    }
+    if (!s) return;
+    s.classList.remove("is-open");
+    s.removeAttribute("aria-modal");
+    sheet.open = null;
+    if (refocus) restoreFocus(sheet.opener);
+  }
+
+  // ---- autoplay: steps on a timer, pauses on the first frame of each
+  // decisive run (not on every frame of it)
+
+  function note(t) { var n = q('[data-slot="autoplay-note"]'); if (n) n.textContent = t; }
   function renderAutoplay() {
     var b = q('[data-action="autoplay"]');
     if (b) b.setAttribute("aria-pressed", autoplay.on && !autoplay.paused ? "true" : "false");
-    document.querySelectorAll("[data-speed]").forEach(function (s) {
+    qa("[data-speed]").forEach(function (s) {
       var on = Number(s.getAttribute("data-speed")) === autoplay.delay;
       s.classList.toggle("is-active", on);
       s.setAttribute("aria-pressed", on ? "true" : "false");
     });
-    note(autoplay.on && autoplay.paused ? pausedText() : "");
+    note(autoplay.on && autoplay.paused ? text("paused") : "");
   }
-  // text returns a message of the page's language from the catalog
-  // (messages.js, generated from catalog/*.yaml).
-  function text(key) {
-    var all = window.ctxsimMessages || {};
-    var m = all[document.documentElement.lang] || all.en || {};
-    return m[key] || key;
-  }
-  function pausedText() { return text("paused"); }
   function schedule() {
     clearTimeout(autoplay.timer);
     if (!autoplay.on || autoplay.paused) return;
-    autoplay.timer = setTimeout(function () {
-      if (!step("next")) { stopAutoplay(); }
-    }, autoplay.delay);
+    autoplay.timer = setTimeout(function () { if (!step("next")) stopAutoplay(); }, autoplay.delay);
   }
-  function startAutoplay() { autoplay.on = true; autoplay.paused = false; renderAutoplay(); schedule(); }
+  function decisive() { var a = app(); return !!a && a.getAttribute("data-decisive") === "true"; }
+  function startAutoplay() { autoplay.on = true; autoplay.paused = false; autoplay.wasDecisive = decisive(); renderAutoplay(); schedule(); }
   function stopAutoplay() { autoplay.on = false; autoplay.paused = false; clearTimeout(autoplay.timer); renderAutoplay(); }
-  function resumeAutoplay() {
-    autoplay.paused = false;
-    renderAutoplay();
-    if (!step("next")) stopAutoplay();
-  }
+  function resumeAutoplay() { autoplay.paused = false; renderAutoplay(); if (!step("next")) stopAutoplay(); }
   function afterStep() {
-    var a = app();
+    var d = decisive();
     if (autoplay.on) {
-      autoplay.paused = !!a && a.getAttribute("data-decisive") === "true";
+      autoplay.paused = d && !autoplay.wasDecisive;
       renderAutoplay();
       schedule();
     }
+    autoplay.wasDecisive = d;
   }
 
   // ---- keyboard map
 
-  function toggleHelp() {
-    var h = document.getElementById("keys-help");
-    if (h) h.hidden = !h.hidden;
-  }
+  function toggleHelp() { var h = document.getElementById("keys-help"); if (h) h.hidden = !h.hidden; }
 
   document.addEventListener("keydown", function (e) {
     if (e.defaultPrevented || e.altKey || e.ctrlKey || e.metaKey || typing(e.target)) return;
     var done = false;
+    if (e.key === "Escape") {
+      var h = document.getElementById("keys-help");
+      if (h && !h.hidden) { h.hidden = true; done = true; }
+      else if (sheet.open || location.hash.indexOf("#sheet-") === 0) { closeSheet(true); done = true; }
+      if (done) e.preventDefault();
+      return;
+    }
+    if (sheet.open) return;
     switch (e.key) {
       case "ArrowRight": done = step("next"); break;
       case "ArrowLeft": done = step("prev"); break;
@@ -103,23 +269,13 @@
         break;
       case "c": done = follow('a[data-action="compare"]'); break;
       case "p": done = follow('a[data-action="present"]'); break;
-      case "a": autoplay.on ? stopAutoplay() : startAutoplay(); done = true; break;
+      case "a": if (autoplay.on) stopAutoplay(); else startAutoplay(); done = true; break;
       case "f":
         if (document.fullscreenElement) document.exitFullscreen();
         else if (document.documentElement.requestFullscreen) document.documentElement.requestFullscreen().catch(function () {});
         done = true;
         break;
       case "?": toggleHelp(); done = true; break;
-      case "Escape":
-        var h = document.getElementById("keys-help");
-        if (h && !h.hidden) { h.hidden = true; done = true; break; }
-        if (location.hash.indexOf("#sheet-") === 0) {
-          history.replaceState(null, "", location.pathname);
-          var n = document.getElementById("narration");
-          if (n) n.focus({ preventScroll: true });
-          done = true;
-        }
-        break;
       default:
         if (/^[1-9]$/.test(e.key)) done = follow('a[data-key="' + e.key + '"]');
     }
@@ -133,14 +289,12 @@
       autoplay.delay = Number(t.getAttribute("data-speed"));
       renderAutoplay();
       schedule();
-    } else if (t.getAttribute("data-action") === "autoplay") {
-      if (!autoplay.on) startAutoplay();
-      else if (autoplay.paused) resumeAutoplay();
-      else stopAutoplay();
-    } else if (t.getAttribute("data-action") === "keys") {
-      toggleHelp();
-    } else if (t.getAttribute("data-action") === "print") {
-      window.print();
+      return;
+    }
+    switch (t.getAttribute("data-action")) {
+      case "autoplay": if (!autoplay.on) startAutoplay(); else if (autoplay.paused) resumeAutoplay(); else stopAutoplay(); break;
+      case "keys": toggleHelp(); break;
+      case "print": window.print(); break;
     }
   });
 
@@ -154,18 +308,40 @@
   if (notesChannel) {
     notesChannel.onmessage = function (ev) {
       if (view() !== "notes" || !ev.data || !ev.data.notes) return;
-      if (ev.data.notes !== location.pathname) go(ev.data.notes);
+      if (ev.data.notes !== location.pathname) go(ev.data.notes, { push: true });
     };
+  }
+
+  // ---- room.js, only where a room is used: the presenter view links it;
+  // a join link (#follow=CODE) or a room this tab keeps loads it here.
+
+  function roomInUse() {
+    if (/^#follow=/.test(location.hash)) return true;
+    try { return !!(sessionStorage.getItem("ctxsim.room.presenter") || sessionStorage.getItem("ctxsim.room.follow")); } catch (e) { return false; }
+  }
+  function loadRoom() {
+    var src = document.body.getAttribute("data-room-js");
+    if (!src || window.ctxsimRoom || q('script[src="' + src + '"]') || !roomInUse()) return;
+    var s = document.createElement("script");
+    s.src = src;
+    document.head.appendChild(s);
   }
 
   // ---- every page load and every swap
 
   function settle() {
-    document.querySelectorAll(".js-only[hidden]").forEach(function (el) { el.hidden = false; });
+    qa(".js-only[hidden]").forEach(function (el) { el.hidden = false; });
     renderAutoplay();
     announce();
+    loadRoom();
   }
-  document.addEventListener("DOMContentLoaded", settle);
-  document.addEventListener("htmx:afterSettle", function () { settle(); afterStep(); });
-  window.addEventListener("popstate", function () { setTimeout(settle, 0); });
+  window.ctxsimNav = { go: go };
+  document.addEventListener("DOMContentLoaded", function () {
+    autoplay.wasDecisive = decisive();
+    settle();
+    if (location.hash.indexOf("#sheet-") === 0) {
+      var s = document.getElementById(location.hash.slice(1));
+      if (s) { var c = q(".sheet-close", s); if (c) c.focus({ preventScroll: true }); }
+    }
+  });
 })();

@@ -1,4 +1,4 @@
-// Package static holds the CSS, the vendored htmx and the page script,
+// Package static holds the stylesheet, the page and room scripts and the icon,
 // embedded in the binary. Nothing is fetched from a CDN.
 package static
 

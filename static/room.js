@@ -10,7 +10,8 @@
 (function () {
   "use strict";
 
-  if (!window.fetch || !window.EventSource || !window.JSON) return;
+  if (!window.fetch || !window.EventSource || !window.JSON || window.ctxsimRoom) return;
+  window.ctxsimRoom = true;
 
   var PRESENTER_KEY = "ctxsim.room.presenter"; // {code, key}
   var FOLLOW_KEY = "ctxsim.room.follow"; // {code, mode: "following" | "exploring"}
@@ -259,13 +260,11 @@
     a.navTimer = setTimeout(function () { // a lost response: try again
       if (audience === a && a.nav === want) { a.nav = null; settle(); }
     }, 10000);
-    if (!window.htmx || !app() || langOf(cur) !== langOf(url)) {
+    if (!window.ctxsimNav || !app() || langOf(cur) !== langOf(url)) {
       location.assign(want); // another language or page kind: a full page load
       return;
     }
-    window.htmx.ajax("GET", want, {
-      target: "#app", select: "#app", swap: "outerHTML transition:true", push: "true"
-    }).catch(function () {});
+    window.ctxsimNav.go(want, { push: true });
   }
 
   function setMode(mode) {
@@ -439,9 +438,7 @@
     e.preventDefault();
   });
 
-  document.addEventListener("htmx:afterSettle", settle);
-  document.addEventListener("htmx:historyRestore", settle);
-  window.addEventListener("popstate", function () { setTimeout(settle, 0); });
+  document.addEventListener("ctxsim:swapped", settle);
   window.addEventListener("online", function () {
     if (audience && !audience.es) recheck(audience);
     if (presenter) { presenter.dirty = true; publish(); }

@@ -1,22 +1,13 @@
 package views
 
 import (
+	"math"
 	"strconv"
 	"strings"
+
+	"ctxsim/draw"
 )
 
-// htmxConfig keeps htmx from injecting a <style> element (the CSP forbids
-// inline styles) and from scrolling on boosted navigation.
-const htmxConfig = `{"includeIndicatorStyles":false,"scrollIntoViewOnBoost":false,"historyCacheSize":20}`
-
-func hClass(u int) string { return "h-" + strconv.Itoa(u) }
-func yClass(u int) string { return "y-" + strconv.Itoa(u) }
-func fitClass(u int) string {
-	if u < 1000 {
-		u = 1000
-	}
-	return "fit-" + strconv.Itoa(u)
-}
 func itoa(i int) string { return strconv.Itoa(i) }
 
 func errorTitle(ui UI, status int) string {
@@ -67,3 +58,59 @@ func modeSide(prefix string) string {
 	}
 	return ""
 }
+
+// num writes a drawing coordinate: at most two decimals, no trailing zeros.
+func num(v float64) string {
+	return strconv.FormatFloat(math.Round(v*100)/100, 'f', -1, 64)
+}
+
+// viewBox is the drawing's viewBox: the lane's width and the box's height.
+func viewBox(w Window) string { return "0 0 " + num(w.Width) + " " + num(w.Height) }
+
+// leaderPath joins a callout to its rows: a short run out of the column,
+// then to the label; a group gets a bracket along its rows first.
+func leaderPath(c draw.Callout) string {
+	out := draw.ColX + draw.ColW
+	mid := c.Text.Y - 3.5
+	if c.Group {
+		return "M" + num(out+1) + " " + num(c.Top) + "H" + num(out+5) + "V" + num(c.Bottom) + "H" + num(out+1) +
+			"M" + num(out+5) + " " + num(c.Anchor) + "L" + num(draw.LaneX-3) + " " + num(mid)
+	}
+	return "M" + num(out) + " " + num(c.Anchor) + "H" + num(out+5) + "L" + num(draw.LaneX-3) + " " + num(mid)
+}
+
+// markPath points a lane mark at its place in the column.
+func markPath(m draw.MarkShape) string {
+	return "M" + num(draw.ColX) + " " + num(m.Y) + "H" + num(draw.ColX+draw.ColW+5) + "L" + num(draw.LaneX-3) + " " + num(m.Text.Y-3.5)
+}
+
+// bracketPath marks a range on the column's left.
+func bracketPath(b Band) string {
+	x := draw.ColX - 5
+	return "M" + num(x+3) + " " + num(b.Top+1) + "H" + num(x) + "V" + num(b.Bottom-1) + "H" + num(x+3)
+}
+
+// rowClass is a row's classes: its role and kind, and its states.
+func rowClass(r RowView) string {
+	c := "row role-" + r.Role + " kind-" + r.Kind
+	for _, s := range []struct {
+		on   bool
+		name string
+	}{{r.New, "is-new"}, {r.Selected, "is-selected"}, {r.Touched, "is-touched"}, {r.Summary, "is-spot"}, {r.FirstChanged, "is-first-changed"}, {r.Cached, "is-cached"}, {r.Stale, "is-stale"}} {
+		if s.on {
+			c += " " + s.name
+		}
+	}
+	return c
+}
+
+// Geometry of package draw, for the templates.
+var (
+	colX     = num(draw.ColX)
+	colW     = num(draw.ColW)
+	laneX    = num(draw.LaneX)
+	lineFrom = num(draw.ColX - 8)
+	lineTo   = num(draw.LaneX - 5)
+	cacheX   = num(draw.ColX + draw.ColW + 1)
+	boxMid   = num(draw.ColX + draw.ColW/2)
+)

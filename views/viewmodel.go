@@ -1,14 +1,15 @@
 package views
 
+import "ctxsim/draw"
+
 // Assets are the content-hashed URLs of the static files.
 type Assets struct {
 	CSS      string
-	Scale    string // generated stylesheet of height and position classes
 	JS       string
-	Htmx     string
 	Icon     string
 	Room     string // room.js: presenter rooms and audience follow
 	Messages string // the catalog's js. messages for the scripts
+	WithRoom bool   // the page links room.js itself (the presenter view)
 }
 
 // Link is a labelled URL.
@@ -64,7 +65,8 @@ type LessonPage struct {
 	Blocks    []BlockView // every block that has a detail sheet (window and pending)
 	About     []AboutSection
 	Source    string
-	Panels    []Panel // panels beside the window (cache, cost, counters, a decision's outcomes)
+	Panels    []Panel // panels of figures beside the window (cache, cost, counters)
+	Notes     []Panel // panels of prose, read after the narration (a decision's recorded outcomes)
 	Nav       Nav
 }
 
@@ -102,27 +104,49 @@ type ModeOption struct {
 	Active bool
 }
 
-// Window is the context window drawn to scale. Heights and positions are in
-// units of a thousandth of the window ("u"); the stylesheet maps u to pixels.
+// Window is the context window drawn to one scale (package draw): every
+// coordinate is in the drawing's user units, which the page scales to the
+// screen as a whole, so the box is the same height at every step.
 type Window struct {
-	Blocks         []BlockView
-	BoxU           int // height of the drawn window box
-	ThresholdU     int // position of the threshold line from the top
-	EdgeU          int // position of the window's end (the limit) from the top
-	OverflowU      int // height of the part of the stack past the limit
-	ShowThreshold  bool
+	Width, Height  float64 // the drawing; Height is the box: the window's tokens
+	Reserve        float64 // room below the box for an overflow, the same at every step of a lesson
+	Scale          float64 // units per token
+	Tokens         int     // the window's size in tokens (the box)
+	ReserveClass   string  // reserve-N: the stylesheet's room below the box (N% of it)
+	Rows           []RowView
+	Lines          []draw.LineShape
+	Callouts       []draw.Callout
+	Marks          []draw.MarkShape
+	Bracket        *Band // the compaction range being shown
+	Cached         *Band // the prefix the prompt cache reuses
+	Overflow       *Band // the stack past the limit
+	Excess         *Band // on the step that crosses a threshold: the stack past the line
+	Crossing       bool  // this step crosses a threshold: the line is drawn loud
+	Clipped        bool  // the stack runs past the room below the box
 	ThresholdLabel string // "92% · 46.0k"
 	Meter          string // "47.9k / 50k"
 	MeterExact     string // "47,900 / 50,000 tokens"
 	MeterState     string // ok, warn, error
+	Total          int    // tokens in the window (the meter counts to it)
 	Error          string
 	Empty          string // shown when the window holds nothing (between sessions)
 	Pending        *BlockView
 	Compacting     bool
 	Legend         string // shown under the meter (e.g. the cache reading)
-	BracketTopU    int    // the compaction range's bracket, when one is selected
-	BracketU       int
-	FitU           int // the tallest box of any preset run: sets the drawing scale
+}
+
+// Band is a vertical extent of the drawing.
+type Band struct{ Top, Bottom float64 }
+
+// RowView is one drawn row: a block, or a tool call and its result drawn
+// as one. The embedded BlockView names and sizes the row as a whole (its
+// sheet, its label); Blocks are the rectangles drawn to scale.
+type RowView struct {
+	BlockView
+	Blocks  []BlockView
+	Stale   bool         // a status that a newer one in the window supersedes
+	Inside  *draw.Inside // the label drawn on the row; nil when the lane names it
+	Excerpt []draw.Span  // lines of its text drawn on a tall row
 }
 
 // BlockView is one block as drawn.
@@ -137,11 +161,7 @@ type BlockView struct {
 	Size         string // "19.0k"
 	Exact        string // "19,000"
 	Tokens       int    // the size, for data-tokens (an integer)
-	HeightU      int
-	Small        bool   // label drawn in one compact line
-	Roomy        bool   // tall enough for a second line (the excerpt token count)
-	Thin         bool   // under the minimum height (rows of old results): one tiny line
-	Hair         bool   // too thin for any text: the tooltip, sheet and table carry it
+	Y, H         float64
 	SizeNote     string // why the trace size and the excerpt count differ (or agree)
 	New          bool
 	Selected     bool
@@ -149,10 +169,9 @@ type BlockView struct {
 	Summary      bool
 	Mechanical   bool
 	Provenance   string
+	Covers       string // a summary's covered block ids, space-separated (it grows out of them)
 	Content      string
 	Excerpt      string  // "112 (o200k_base count of the text shown)"
-	ExcerptShort string  // "excerpt: 112 tokens (o200k_base)", drawn on tall blocks
-	Transition   string  // view-transition-name
 	Description  string  // text alternative
 	Badges       []Badge // small labels drawn on the block: tier, distance, floor, pair
 	Cached       bool    // in the reused prefix of the prompt cache
@@ -204,6 +223,8 @@ type StepBar struct {
 	Last    string
 	Ticks   []Tick
 	Label   string // "Step 3 of 14"
+	Jump    bool   // the track leaves steps out: offer a field to go to any step
+	JumpURL string // the form's action (this state); ?step=N goes there
 }
 
 // Tick is one step on the progress track.
@@ -212,6 +233,7 @@ type Tick struct {
 	Current  bool
 	Done     bool
 	Decisive bool
+	Gap      bool // steps the track leaves out here (Title says how many)
 	Title    string
 }
 
@@ -240,7 +262,9 @@ type Nav struct {
 	HandoutURL string // the printable handout of this policy
 	Compare    bool   // this view is a comparison
 	QuickModes []QuickMode
-	Decisive   bool // autoplay pauses here
+	ShowQuick  bool // the quick modes are shown (the presenter view, which has no mode bar)
+	Decisive   bool   // autoplay pauses here
+	Motion     string // "slow" where the window changes a lot (a compaction, a pass): the step animates longer
 }
 
 // ComparePane is one side of a comparison.
@@ -276,6 +300,9 @@ type ComparePage struct {
 
 // PresentPage is the projector view of a state (or of a comparison).
 type PresentPage struct {
+	Memory         MemoryPanel
+	Summary        *BlockView // the summary the step is about (the summarizer's output, or the new summary)
+	SummaryPending bool
 	Lang     string
 	UI       UI
 	Assets   Assets
@@ -321,14 +348,16 @@ type HandoutPage struct {
 	BackURL string
 	Frames  []HandoutFrame
 	Source  string
-	FitU    int
 }
 
 // HandoutFrame is one key frame of a handout.
 type HandoutFrame struct {
-	Kicker   string
-	Headline string
-	Changes  []string
-	Body     string // HTML
-	Window   Window
+	Kicker         string
+	Headline       string
+	Changes        []string
+	Body           string // HTML
+	Window         Window
+	Memory         MemoryPanel // the memory file, where the lesson has one
+	Summary        *BlockView  // the summary the step is about, with its text and provenance
+	SummaryPending bool
 }

@@ -8,7 +8,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"math"
 	"os"
 	"regexp"
 	"slices"
@@ -36,11 +35,6 @@ const (
 	cmOverflow = "compaction-off.memory-on.threshold-92.rec-1"
 	cmSteps    = 14
 	cmWindow   = 50000
-
-	// cmMinU is the specified minimum block height in thousandths of the
-	// window (web/scale.go's minBlockU), spelled out so that a change to
-	// the product constant shows up here.
-	cmMinU = 36
 )
 
 // cmURL is the path of a state of the context-memory lesson.
@@ -246,17 +240,15 @@ func (b *chromeTab) waitStep(n, total int) {
 	b.waitSettled()
 }
 
-// htmxSettledJS is true when htmx has no request, swap or settle in progress
-// and no View Transition is running. htmx makes the links of swapped-in
-// content boosted only when it settles (a key pressed before that follows
-// the link as a plain, full navigation), and while a View Transition runs
-// the page gets no pointer events (a click is lost).
-const htmxSettledJS = `String(document.querySelector(".htmx-request, .htmx-swapping, .htmx-settling, .htmx-added") === null && !document.activeViewTransition)`
+// settledJS is true when no navigation is in flight: app.js marks one on
+// <html data-nav> from the fetch to the swap.
+const settledJS = `String(document.documentElement.dataset.nav !== "busy")`
 
-// waitSettled waits until htmx is idle (at once when scripts are off).
+// waitSettled waits until the page script has swapped in the last page it
+// fetched (at once when scripts are off).
 func (b *chromeTab) waitSettled() {
 	b.t.Helper()
-	b.waitJS("htmx settled", htmxSettledJS, "true")
+	b.waitJS("navigation settled", settledJS, "true")
 }
 
 // waitPath waits until location.pathname is want.
@@ -285,7 +277,7 @@ func TestBrowserKeyboardSteps(t *testing.T) {
 		t.Fatalf("step 1 meter = %q, want %q", got, cmMeters[0])
 	}
 	// A marker on window survives only if no step reloads the document:
-	// with scripts on, htmx swaps #app and pushes the URL.
+	// with scripts on, app.js swaps #app and pushes the URL.
 	mustEval[bool](b, `(window.__ctxsimNoReload = true)`)
 
 	for n := 2; n <= cmSteps; n++ {
@@ -319,7 +311,7 @@ func TestBrowserKeyboardSteps(t *testing.T) {
 			}
 		case 6:
 			want := []string{"m-task", "m-ack", "m-read", "m-file", "m-diag"}
-			if got := b.blockIDs(`li.blk.is-selected [data-testid=block]`); !slices.Equal(got, want) {
+			if got := b.blockIDs(`.row.is-selected [data-testid=block]`); !slices.Equal(got, want) {
 				t.Errorf("step 6: selected blocks = %q, want %q", got, want)
 			}
 			if h := mustEval[float64](b, `document.querySelector('[data-testid=range-bracket]')?.getBoundingClientRect().height ?? -1`); h <= 0 {
@@ -341,217 +333,7 @@ func TestBrowserKeyboardSteps(t *testing.T) {
 	b.waitPath(cmURL("en", cmPolicy, cmSteps-1))
 	b.waitMeter(cmMeters[cmSteps-2])
 	if !mustEval[bool](b, `window.__ctxsimNoReload === true`) {
-		t.Errorf("a step reloaded the whole document: htmx boosting is not in effect")
-	}
-}
-
-// windowGeometry is what TestBrowserBlockHeights measures in one frame.
-type windowGeometry struct {
-	InnerW   float64      `json:"innerW"`
-	InnerH   float64      `json:"innerH"`
-	ColH     float64      `json:"colH"`
-	BoxTop   float64      `json:"boxTop"`
-	BoxWidth float64      `json:"boxWidth"`
-	BoxBot   float64      `json:"boxBottom"`
-	BarTop   float64      `json:"barTop"`
-	ThrTop   *float64     `json:"thrTop"`
-	Overflow *pxRect      `json:"overflow"`
-	Blocks   []drawnBlock `json:"blocks"`
-}
-
-type pxRect struct {
-	Top    float64 `json:"top"`
-	Height float64 `json:"height"`
-}
-
-type drawnBlock struct {
-	ID     string  `json:"id"`
-	Tokens string  `json:"tokens"`
-	U      string  `json:"u"`
-	Top    float64 `json:"top"`
-	Height float64 `json:"height"`
-}
-
-// windowGeometryJS measures the window. --col-h is an unresolved clamp()
-// expression to getComputedStyle, so a hidden probe of class h-1000 (1000 u,
-// the whole window) inside #app gives it in pixels.
-const windowGeometryJS = `(() => {
-  const app = document.getElementById("app");
-  const probe = document.createElement("div");
-  probe.className = "h-1000";
-  probe.style.position = "absolute";
-  probe.style.visibility = "hidden";
-  app.appendChild(probe);
-  const colH = probe.getBoundingClientRect().height;
-  probe.remove();
-  const rect = el => { if (!el) return null; const r = el.getBoundingClientRect(); return {top: r.top, height: r.height}; };
-  const box = document.querySelector("[data-testid=window]").getBoundingClientRect();
-  const thr = document.querySelector("[data-testid=threshold-line]");
-  return {
-    innerW: innerWidth, innerH: innerHeight, colH: colH,
-    boxTop: box.top, boxWidth: box.width, boxBottom: box.bottom,
-    barTop: document.querySelector(".stepbar").getBoundingClientRect().top,
-    thrTop: thr ? thr.getBoundingClientRect().top : null,
-    overflow: rect(document.querySelector("[data-testid=overflow]")),
-    blocks: [...document.querySelectorAll("[data-testid=block]")].map(a => {
-      const r = a.getBoundingClientRect();
-      return {id: a.dataset.id, tokens: a.dataset.tokens, u: a.dataset.u, top: r.top, height: r.height};
-    }),
-  };
-})()`
-
-// tokenUnits is the drawn height of a block of n tokens in thousandths of the
-// window, before the minimum: round(n*1000/window).
-func tokenUnits(n int) int { return int(math.Floor(float64(n)*1000/cmWindow + 0.5)) }
-
-func parseDataTokens(t *testing.T, s string) int {
-	t.Helper()
-	n, err := strconv.Atoi(s)
-	if err != nil || !regexp.MustCompile(`^(0|[1-9]\d*)$`).MatchString(s) {
-		t.Fatalf("data-tokens %q is not an integer (no separators)", s)
-	}
-	return n
-}
-
-// checkDrawnHeights asserts that every block is drawn to scale, no block under
-// the minimum, and returns the token counts of the blocks.
-func checkDrawnHeights(t *testing.T, name string, g windowGeometry) []int {
-	t.Helper()
-	if g.ColH < 240-0.5 || g.ColH > 720+0.5 {
-		t.Errorf("%s: --col-h = %.2f px, outside the stylesheet's clamp(240px, …, 720px)", name, g.ColH)
-	}
-	if len(g.Blocks) == 0 {
-		t.Fatalf("%s: no blocks drawn", name)
-	}
-	perU := g.ColH / 1000
-	minH := perU*cmMinU - 1
-	tokens := make([]int, len(g.Blocks))
-	big := map[int]float64{}
-	for i, bl := range g.Blocks {
-		n := parseDataTokens(t, bl.Tokens)
-		tokens[i] = n
-		u := tokenUnits(n)
-		if du, err := strconv.Atoi(bl.U); err != nil || du != max(cmMinU, u) {
-			t.Errorf("%s: block %s (%d tokens): data-u = %q, want %d", name, bl.ID, n, bl.U, max(cmMinU, u))
-		}
-		if u >= cmMinU {
-			if want := perU * float64(u); math.Abs(bl.Height-want) > 1 {
-				t.Errorf("%s: block %s (%d tokens, %d u): height %.2f px, want %.2f ± 1 px", name, bl.ID, n, u, bl.Height, want)
-			}
-		}
-		if bl.Height < minH {
-			t.Errorf("%s: block %s (%d tokens): height %.2f px, under the minimum %.2f px", name, bl.ID, n, bl.Height, minH+1)
-		}
-		if n == 19000 || n == 22100 {
-			big[n] = bl.Height
-		}
-	}
-	h19, ok1 := big[19000]
-	h22, ok2 := big[22100]
-	if !ok1 || !ok2 {
-		t.Errorf("%s: want blocks of 19,000 and 22,100 tokens, have %v", name, tokens)
-	} else if want := h19 * float64(tokenUnits(22100)) / float64(tokenUnits(19000)); math.Abs(h22-want) > 1 {
-		t.Errorf("%s: 22,100-token block %.2f px vs 19,000-token block %.2f px: ratio %.4f, want %d/%d (%.2f ± 1 px)",
-			name, h22, h19, h22/h19, tokenUnits(22100), tokenUnits(19000), want)
-	}
-	// The blocks are stacked with no gap.
-	for i := 1; i < len(g.Blocks); i++ {
-		if gap := g.Blocks[i].Top - (g.Blocks[i-1].Top + g.Blocks[i-1].Height); math.Abs(gap) > 1 {
-			t.Errorf("%s: %.2f px between blocks %s and %s", name, gap, g.Blocks[i-1].ID, g.Blocks[i].ID)
-		}
-	}
-	return tokens
-}
-
-// blockHolding returns the index of the block that holds the n-th token, and how
-// many tokens come before that block.
-func blockHolding(tokens []int, n int) (int, int) {
-	seen := 0
-	for i, k := range tokens {
-		if n <= seen+k {
-			return i, seen
-		}
-		seen += k
-	}
-	return -1, seen
-}
-
-func (b *chromeTab) measure() windowGeometry {
-	b.t.Helper()
-	return mustEval[windowGeometry](b, windowGeometryJS)
-}
-
-func TestBrowserBlockHeights(t *testing.T) {
-	for _, size := range []struct{ w, h int }{{1440, 900}, {1280, 720}} {
-		t.Run(fmt.Sprintf("%dx%d", size.w, size.h), func(t *testing.T) {
-			b := browser(t, size.w, size.h, true)
-
-			// Step 4: 47.9k in a 50k window, past the 92% threshold.
-			b.open(cmURL("en", cmPolicy, 4))
-			b.waitStep(4, cmSteps)
-			g := b.measure()
-			if int(g.InnerW) != size.w || int(g.InnerH) != size.h {
-				t.Fatalf("viewport %vx%v, want %dx%d", g.InnerW, g.InnerH, size.w, size.h)
-			}
-			if g.BoxWidth <= 0 {
-				t.Fatalf("step 4: window box has width %v", g.BoxWidth)
-			}
-			tokens := checkDrawnHeights(t, "step 4", g)
-			if g.ThrTop == nil {
-				t.Fatalf("step 4: no threshold line")
-			}
-			threshold := cmWindow * 92 / 100
-			i, before := blockHolding(tokens, threshold)
-			if i < 0 {
-				t.Fatalf("step 4: the stack (%v tokens) does not reach the threshold %d", tokens, threshold)
-			}
-			bl := g.Blocks[i]
-			thr := *g.ThrTop
-			t.Logf("viewport %vx%v: --col-h %.2f px, box width %.1f px; threshold line %.2f px below the box top, in block %s [%.2f, %.2f]",
-				g.InnerW, g.InnerH, g.ColH, g.BoxWidth, thr-g.BoxTop, bl.ID, bl.Top-g.BoxTop, bl.Top+bl.Height-g.BoxTop)
-			if thr < bl.Top || thr > bl.Top+bl.Height {
-				t.Errorf("step 4: threshold line at %.2f px (box top %.2f) is not inside block %s [%.2f, %.2f] that holds token %d",
-					thr, g.BoxTop, bl.ID, bl.Top, bl.Top+bl.Height, threshold)
-			}
-			if want := bl.Top + bl.Height*float64(threshold-before)/float64(tokens[i]); math.Abs(thr-want) > 1.5 {
-				t.Errorf("step 4: threshold line at %.2f px, want %.2f ± 1.5 px (token %d of block %s)", thr, want, threshold, bl.ID)
-			}
-			if thr-g.BoxTop <= 0 {
-				t.Errorf("step 4: threshold line %.2f px is above the box top %.2f px", thr, g.BoxTop)
-			}
-
-			// Compaction off, step 8: 53.5k overflows the 50k window.
-			b.open(cmURL("en", cmOverflow, 8))
-			b.waitStep(8, atoiOrFatal(t, readStepTotal(b)))
-			if got := b.text(tid("meter")); got != "53.5k / 50k" {
-				t.Errorf("overflow frame: meter = %q, want %q", got, "53.5k / 50k")
-			}
-			if got := b.text(tid("error-code")); got != "context_length_exceeded" {
-				t.Errorf("overflow frame: error-code = %q, want %q", got, "context_length_exceeded")
-			}
-			g = b.measure()
-			tokens = checkDrawnHeights(t, "overflow frame", g)
-			if g.Overflow == nil || g.Overflow.Height <= 0 {
-				t.Fatalf("overflow frame: [data-testid=overflow] missing or flat: %+v", g.Overflow)
-			}
-			// The spill marks the part of the stack past the limit: it ends
-			// where the stack ends and starts inside the block holding
-			// token 50,000.
-			last := g.Blocks[len(g.Blocks)-1]
-			if end := g.Overflow.Top + g.Overflow.Height; math.Abs(end-(last.Top+last.Height)) > 1.5 {
-				t.Errorf("overflow frame: overflow ends at %.2f px, the stack at %.2f px", end, last.Top+last.Height)
-			}
-			// The drawing scale fits the lesson's tallest box (this one) into
-			// the viewport: nothing of it hides behind the sticky step bar.
-			if g.BoxBot > g.BarTop+1 || g.BoxBot > g.InnerH {
-				t.Errorf("overflow frame: window box ends at %.2f px, below the step bar (%.2f px) or the viewport (%v px)", g.BoxBot, g.BarTop, g.InnerH)
-			}
-			if i, _ := blockHolding(tokens, cmWindow); i < 0 {
-				t.Errorf("overflow frame: the stack (%v tokens) does not pass the limit", tokens)
-			} else if e := g.Overflow.Top; e < g.Blocks[i].Top-1 || e > g.Blocks[i].Top+g.Blocks[i].Height+1 {
-				t.Errorf("overflow frame: overflow starts at %.2f px, not inside block %s that holds token %d", e, g.Blocks[i].ID, cmWindow)
-			}
-		})
+		t.Errorf("a step reloaded the whole document: app.js navigation is not in effect")
 	}
 }
 
@@ -596,9 +378,9 @@ func TestBrowserBackButton(t *testing.T) {
 }
 
 // back runs chromedp.NavigateBack. Its wait for a load event is bounded:
-// an entry that htmx restores from its history cache is a same-document
-// navigation, and a page from the back/forward cache fires no load event,
-// so the caller polls the state the page shows instead.
+// an entry app.js pushed is a same-document navigation, and a page from
+// the back/forward cache fires no load event, so the caller polls the
+// state the page shows instead.
 func (b *chromeTab) back() {
 	b.t.Helper()
 	ctx, cancel := context.WithTimeout(b.ctx, 3*time.Second)
@@ -612,8 +394,8 @@ func TestBrowserNoJavaScript(t *testing.T) {
 	b := browser(t, 1440, 900, false)
 	b.open(cmURL("en", cmPolicy, 1))
 	b.waitStep(1, cmSteps)
-	if got := mustEval[string](b, `typeof htmx`); got != "undefined" {
-		t.Fatalf("scripts are not off: typeof htmx = %q", got)
+	if got := mustEval[string](b, `typeof ctxsimNav`); got != "undefined" {
+		t.Fatalf("scripts are not off: typeof ctxsimNav = %q", got)
 	}
 
 	// No script, no keyboard map: the arrow key leaves the page alone.
@@ -685,13 +467,13 @@ func TestBrowserSheet(t *testing.T) {
 	if got := mustEval[string](b, `getComputedStyle(document.getElementById("sheet-m-file")).display`); got != "none" {
 		t.Fatalf("sheet-m-file is shown before the block is clicked (display %s)", got)
 	}
-	b.click(`a[data-testid=block][data-id=m-file]`)
-	b.waitJS("location.hash", `location.hash`, "#sheet-m-file")
-	b.waitJS("sheet visible", `(() => {
+	const shown = `(() => {
 		const s = document.getElementById("sheet-m-file");
 		const r = s.querySelector(".sheet-inner").getBoundingClientRect();
 		return String(getComputedStyle(s).display !== "none" && r.width > 0 && r.height > 0 && r.left < innerWidth);
-	})()`, "true")
+	})()`
+	b.click(`rect[data-testid=block][data-id=m-file]`)
+	b.waitJS("sheet visible", shown, "true")
 	if got := b.path(); got != cmURL("en", cmPolicy, 4) {
 		t.Errorf("clicking a block left the state: path %s", got)
 	}
@@ -700,13 +482,24 @@ func TestBrowserSheet(t *testing.T) {
 		t.Errorf("sheet-m-file does not show 19,000: %q", txt)
 	}
 	ex := b.text("#sheet-m-file [data-testid=excerpt-count]")
-	m := regexp.MustCompile(`^\d{1,3}(,\d{3})*`).FindString(ex)
+	m := regexp.MustCompile(`^\d{1,3}(,\d{3})*$`).FindString(ex)
 	if m == "" {
-		t.Fatalf("excerpt-count %q does not start with a number", ex)
+		t.Fatalf("excerpt-count %q is not a number", ex)
 	}
 	if n := atoiOrFatal(t, strings.ReplaceAll(m, ",", "")); n <= 0 || n >= 19000 {
 		t.Errorf("excerpt-count = %d (%q), want 0 < n < 19000", n, ex)
 	}
+	// Escape closes the sheet and gives focus back to the block's row.
+	b.key(kb.Escape)
+	b.waitJS("sheet closed", shown, "false")
+	if got := mustEval[string](b, `document.activeElement?.getAttribute("data-row") ?? document.activeElement?.tagName`); got != "m-file" {
+		t.Errorf("after Escape, focus is on %q; want the row m-file", got)
+	}
+	// A deep link to a sheet (no script needed) closes with Escape too.
+	b.open(cmURL("en", cmPolicy, 4) + "#sheet-m-file")
+	b.waitJS("deep-linked sheet visible", shown, "true")
+	b.key(kb.Escape)
+	b.waitJS("deep-linked sheet closed", shown, "false")
 }
 
 func TestBrowserConsoleAndCSP(t *testing.T) {

@@ -101,6 +101,15 @@ func (s *Server) stepBar(in pageInput) views.StepBar {
 	})
 }
 
+// maxTicks is the most steps the progress track shows one by one; a longer
+// lesson shows the first and last, the neighbourhood of the current step
+// and the decisive steps nearest it, and a field to jump to any step.
+const maxTicks = 48
+
+// neighbourhood is how many steps each side of the current one a long
+// lesson's track always shows.
+const neighbourhood = 6
+
 // stepsOver builds the step bar over n positions; at(i) gives the frame whose
 // headline titles position i and whether the position is decisive.
 func (s *Server) stepsOver(in pageInput, n int, at func(i int) (*frameView, bool)) views.StepBar {
@@ -114,12 +123,49 @@ func (s *Server) stepsOver(in pageInput, n int, at func(i int) (*frameView, bool
 	if st.Step < n {
 		b.Next, b.Last = url(st.Step+1), url(n)
 	}
-	for i := range n {
+	shown := ticksShown(n, st.Step-1, func(i int) bool { _, d := at(i); return d })
+	b.Jump, b.JumpURL = len(shown) < n, url(st.Step)
+	prev := -1
+	for _, i := range shown {
+		if prev >= 0 && i > prev+1 {
+			b.Ticks = append(b.Ticks, views.Tick{Gap: true, Title: ui.F("ui.steps-hidden", map[string]string{"n": itoa(i - prev - 1)})})
+		}
 		v, decisive := at(i)
 		b.Ticks = append(b.Ticks, views.Tick{
 			URL: url(i + 1), Current: i+1 == st.Step, Done: i+1 < st.Step, Decisive: decisive,
 			Title: itoa(i+1) + " · " + v.headline(),
 		})
+		prev = i
 	}
 	return b
+}
+
+// ticksShown picks the positions (0-based, in order) the track shows: all
+// of them up to maxTicks, else the first and the last, the current one's
+// neighbourhood and the decisive ones nearest the current one.
+func ticksShown(n, cur int, decisive func(i int) bool) []int {
+	if n <= maxTicks {
+		out := make([]int, n)
+		for i := range out {
+			out[i] = i
+		}
+		return out
+	}
+	keep := map[int]bool{0: true, n - 1: true}
+	for i := max(cur-neighbourhood, 0); i <= min(cur+neighbourhood, n-1); i++ {
+		keep[i] = true
+	}
+	for d := 1; len(keep) < maxTicks && (cur-d >= 0 || cur+d < n); d++ {
+		for _, i := range []int{cur - d, cur + d} {
+			if i >= 0 && i < n && len(keep) < maxTicks && decisive(i) {
+				keep[i] = true
+			}
+		}
+	}
+	out := make([]int, 0, len(keep))
+	for i := range keep {
+		out = append(out, i)
+	}
+	slices.Sort(out)
+	return out
 }

@@ -42,7 +42,13 @@ func (s *Server) statePage(in pageInput) (views.LessonPage, error) {
 		Window:  s.windowView(v),
 		Steps:   s.stepBar(in),
 		Source:  l.Source.In(st.Lang),
-		Panels:  s.panels(v),
+	}
+	for _, pn := range s.panels(v) {
+		if len(pn.Rows) == 0 && pn.Body != "" {
+			p.Notes = append(p.Notes, pn) // prose: read with the narration
+		} else {
+			p.Panels = append(p.Panels, pn)
+		}
 	}
 	if v.f.Memory != nil {
 		p.Memory = memoryView(v)
@@ -51,7 +57,9 @@ func (s *Server) statePage(in pageInput) (views.LessonPage, error) {
 	if p.Narration, err = s.narrationView(v); err != nil {
 		return p, err
 	}
-	p.Blocks = append(p.Blocks, p.Window.Blocks...)
+	for _, r := range p.Window.Rows {
+		p.Blocks = append(p.Blocks, r.BlockView)
+	}
 	if p.Window.Pending != nil {
 		p.Blocks = append(p.Blocks, *p.Window.Pending)
 	}
@@ -83,8 +91,8 @@ func (s *Server) windowView(v *frameView) views.Window {
 		Meter:      sizeOf(l.Lesson, f.Total) + " / " + limitOf(l.Lesson, l.Window),
 		MeterExact: exact(f.Total) + " / " + exact(l.Window),
 		MeterState: "ok",
+		Total:      f.Total,
 		Error:      f.Error,
-		FitU:       s.fit[l.ID],
 	}
 	switch {
 	case f.Total > l.Window || f.Error != "":
@@ -93,7 +101,6 @@ func (s *Server) windowView(v *frameView) views.Window {
 		w.MeterState = "warn"
 	}
 	if f.Line.Key != "" {
-		w.ShowThreshold = true
 		w.ThresholdLabel = v.ui.F(f.Line.Key, v.frameArgs())
 	}
 	if f.Legend != "" {
@@ -107,60 +114,56 @@ func (s *Server) windowView(v *frameView) views.Window {
 	if len(f.Blocks) == 0 {
 		w.Empty = v.ui.T("ui.empty")
 	}
-	lineAt := 0
-	if f.Line.Key != "" {
-		lineAt = f.Line.Tokens
+	rows := rowsOf(l, f.Blocks)
+	for _, r := range rows {
+		w.Rows = append(w.Rows, s.rowView(v, r))
+		w.Compacting = w.Compacting || r.main.Selected || (f.Decisive && r.main.Touched)
 	}
-	if l.Draw == scenarios.DrawPairs {
-		s.rowsInto(v, &w, lineAt)
-	} else {
-		s.blocksInto(v, &w, lineAt)
-	}
+	markStale(w.Rows)
+	s.drawWindow(v, &w, rows)
 	if f.Pending != nil {
-		pv := s.blockView(v, f.Pending, 0)
+		pv := s.blockView(v, f.Pending)
 		pv.Anchor = "sheet-pending-" + pv.ID
 		w.Pending = &pv
 	}
 	return w
 }
 
-// blocksInto draws one block per message.
-func (s *Server) blocksInto(v *frameView, w *views.Window, lineAt int) {
-	f := v.f
-	lo := layoutOf(f.Blocks, v.l.Window, lineAt)
-	w.BoxU, w.ThresholdU, w.EdgeU, w.OverflowU = lo.box, lo.threshold, lo.edge, lo.overflow
-	w.BracketTopU, w.BracketU = lo.selTop, lo.selU
-	for i := range f.Blocks {
-		w.Blocks = append(w.Blocks, s.blockView(v, &f.Blocks[i], lo.heights[i]))
-		w.Compacting = w.Compacting || f.Blocks[i].Selected || (f.Decisive && f.Blocks[i].Touched)
+// markStale marks every status but the newest: only the last one is
+// current, the others are history the model must ignore.
+func markStale(rows []views.RowView) {
+	last := -1
+	for i, r := range rows {
+		if r.Kind == string(sim.KindStatus) {
+			if last >= 0 {
+				rows[last].Stale = true
+			}
+			last = i
+		}
 	}
 }
 
-// rowsInto draws a tool call and its result as one row.
-func (s *Server) rowsInto(v *frameView, w *views.Window, lineAt int) {
-	rows := rowsOf(v.f.Blocks)
-	lo := rowsLayout(rows, v.l.Window, lineAt)
-	w.BoxU, w.ThresholdU, w.EdgeU, w.OverflowU = lo.box, lo.threshold, lo.edge, lo.overflow
-	for i, r := range rows {
-		bv := s.blockView(v, r.main, lo.heights[i])
-		w.Compacting = w.Compacting || (v.f.Decisive && r.main.Touched)
-		if r.call != nil {
-			bv.Tokens, bv.Size, bv.Exact = r.tokens, sizeOf(v.l.Lesson, r.tokens), exact(r.tokens)
-			bv.Label, bv.RoleLabel = shortLabel(bv.Label), ""
-			bv.New = r.call.New || r.main.New
-			bv.Cached = r.call.Cached && r.main.Cached
-			bv.FirstChanged = r.call.FirstChanged || r.main.FirstChanged
-			bv.Content = sheetText(v, r.call, r.main)
-			if lo.heights[i] < minBlockU {
-				bv.Size = "" // a thin row has room for its name and tier only; the table has the size
-				bv.Badges = majorBadges(bv.Badges)
-			}
-			bv.Description = bv.Label + " · " + strings.Join(append([]string{bv.KindLabel, bv.Exact}, badgeTexts(bv.Badges)...), " · ")
-		} else if r.main.Kind == sim.KindToolCall {
-			bv.Badges = append(bv.Badges, views.Badge{Text: v.ui.T("badge.no-result"), Tone: "warn"}, views.Badge{Text: r.main.ToolUseID, Tone: "info"})
+// rowView is one row as drawn: a block, or a call and its result named and
+// sized as one (the call's tool and arguments, the result's state).
+func (s *Server) rowView(v *frameView, r row) views.RowView {
+	rv := views.RowView{BlockView: s.blockView(v, r.main)}
+	if r.call == nil {
+		rv.Blocks = []views.BlockView{rv.BlockView}
+		if r.main.Kind == sim.KindToolCall && v.l.Draw == scenarios.DrawPairs {
+			rv.Badges = append(rv.Badges, views.Badge{Text: v.ui.T("badge.no-result"), Tone: "warn"}, views.Badge{Text: r.main.ToolUseID, Tone: "info"})
 		}
-		w.Blocks = append(w.Blocks, bv)
+		return rv
 	}
+	call := s.blockView(v, r.call)
+	rv.Blocks = []views.BlockView{call, rv.BlockView}
+	rv.Tokens, rv.Size, rv.Exact = r.tokens, sizeOf(v.l.Lesson, r.tokens), exact(r.tokens)
+	rv.Label = shortLabel(rv.Label)
+	rv.New = r.call.New || r.main.New
+	rv.Cached = r.call.Cached && r.main.Cached
+	rv.FirstChanged = r.call.FirstChanged || r.main.FirstChanged
+	rv.Content = sheetText(v, r.call, r.main)
+	rv.Description = rv.Label + " · " + strings.Join(append([]string{rv.KindLabel, rv.Exact}, badgeTexts(rv.Badges)...), " · ")
+	return rv
 }
 
 // sheetText is what a row's sheet shows: the call, then the result as the
@@ -172,31 +175,28 @@ func sheetText(v *frameView, call, result *sim.Block) string {
 }
 
 // blockView is one block as drawn, with its sheet.
-func (s *Server) blockView(v *frameView, b *sim.Block, heightU int) views.BlockView {
+func (s *Server) blockView(v *frameView, b *sim.Block) views.BlockView {
 	ui := v.ui
 	label := v.label(b)
 	bv := views.BlockView{
 		ID: b.ID, Anchor: "sheet-" + b.ID, Role: string(b.Role), Kind: string(b.Kind),
 		RoleLabel: ui.T("role." + string(b.Role)), KindLabel: ui.T("kind." + string(b.Kind)),
-		Label: label, Size: sizeOf(v.l.Lesson, b.Tokens), Exact: exact(b.Tokens), Tokens: b.Tokens, HeightU: heightU,
-		Small: heightU < 2*minBlockU, Roomy: heightU >= 3*minBlockU, Thin: heightU < minBlockU, Hair: heightU < minBlockU*2/3,
+		Label: label, Size: sizeOf(v.l.Lesson, b.Tokens), Exact: exact(b.Tokens), Tokens: b.Tokens,
 		New: b.New, Selected: b.Selected, Touched: b.Touched, Cached: b.Cached, FirstChanged: b.FirstChanged,
 		Summary: b.Spotlight, Mechanical: b.Summary != nil && b.Summary.Mechanical,
-		Content: strings.TrimRight(b.Content, "\n"), Transition: b.ID, Provenance: v.provenance(b),
+		Content: strings.TrimRight(b.Content, "\n"), Provenance: v.provenance(b),
 		SizeNote: ui.T("ui.tokens-note." + sizing(v.l)),
 	}
 	for _, bd := range b.Badges {
 		bv.Badges = append(bv.Badges, views.Badge{Text: v.msg(sim.Msg{Key: "badge." + bd.Key, Args: bd.Args}), Tone: bd.Tone, Minor: bd.Minor})
 	}
 	if b.Content != "" {
-		n := exact(s.tok.Count(b.Content))
-		bv.Excerpt = n + " (" + ui.T("ui.excerpt-count") + ")"
-		bv.ExcerptShort = ui.F("ui.excerpt-short", map[string]string{"n": n})
+		bv.Excerpt = exact(s.tok.Count(b.Content))
+	}
+	if b.Summary != nil {
+		bv.Covers = strings.Join(b.Summary.Covers, " ")
 	}
 	bv.Description = strings.Join([]string{bv.RoleLabel, bv.KindLabel, label, bv.Size}, " · ")
-	if bv.ExcerptShort != "" {
-		bv.Description += " · " + bv.ExcerptShort
-	}
 	return bv
 }
 
@@ -218,10 +218,6 @@ func (v *frameView) provenance(b *sim.Block) string {
 		return v.ui.F("origin.authored."+sizing(v.l), map[string]string{"size": sizeOf(v.l.Lesson, b.Tokens)})
 	}
 	return v.msg(sim.Msg{Key: "origin." + b.Origin.Key, Args: b.Origin.Args})
-}
-
-func majorBadges(bs []views.Badge) []views.Badge {
-	return slices.DeleteFunc(slices.Clone(bs), func(b views.Badge) bool { return b.Minor })
 }
 
 func badgeTexts(bs []views.Badge) []string {

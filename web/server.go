@@ -34,7 +34,7 @@ type Server struct {
 	tok     sim.Tokenizer
 	cat     *catalog.Catalog
 	presets map[runKey]*sim.Replay // every preset policy, run once at start-up
-	fit     map[string]int         // per lesson: the tallest window box of its preset runs, in u
+	reserve map[string]float64     // per lesson: room below the box for the largest overflow of its preset runs
 	assets  assetSet
 	page500 map[string][]byte // the 500 page per language, rendered at start-up
 	rooms   *roomService
@@ -66,7 +66,7 @@ func New(cfg Config) (*Server, error) {
 		}
 		cfg.Catalog = c
 	}
-	s := &Server{tok: cfg.Tokens, log: cfg.Log, cat: cfg.Catalog, presets: map[runKey]*sim.Replay{}, fit: map[string]int{},
+	s := &Server{tok: cfg.Tokens, log: cfg.Log, cat: cfg.Catalog, presets: map[runKey]*sim.Replay{}, reserve: map[string]float64{},
 		lessons: lessonSet{byID: map[string]*scenarios.Lesson{}}}
 	for _, l := range cfg.Lessons {
 		if _, dup := s.lessons.byID[l.ID]; dup {
@@ -79,7 +79,7 @@ func New(cfg Config) (*Server, error) {
 		}
 	}
 	var err error
-	if s.assets, err = buildAssets(s.blockIDs(), s.cat.Script()); err != nil {
+	if s.assets, err = buildAssets(s.cat.Script()); err != nil {
 		return nil, err
 	}
 	if err := s.prerender500(); err != nil {
@@ -95,7 +95,8 @@ func New(cfg Config) (*Server, error) {
 }
 
 // prepare runs every preset policy of l, checks that every frame's
-// narration renders in every language, and measures the drawing scale.
+// narration renders in every language, and measures the room below the
+// window box that its largest overflow needs.
 func (s *Server) prepare(l *scenarios.Lesson) error {
 	for _, p := range l.PresetPolicies() {
 		r, err := sim.Run(l.Lesson, p, s.tok)
@@ -105,7 +106,7 @@ func (s *Server) prepare(l *scenarios.Lesson) error {
 		s.presets[runKey{l.ID, p}] = r
 		for i, f := range r.Frames {
 			s.warm(f)
-			s.fit[l.ID] = max(s.fit[l.ID], fitOf(l, f))
+			s.reserve[l.ID] = max(s.reserve[l.ID], reserveOf(l, f))
 			for _, lang := range languages() {
 				if err := s.checkNarration(l, p, r, i, lang); err != nil {
 					return err
@@ -113,26 +114,8 @@ func (s *Server) prepare(l *scenarios.Lesson) error {
 			}
 		}
 	}
-	if l.Draw == scenarios.DrawPairs {
-		s.fit[l.ID] += fitMarginU
-	}
+	s.reserve[l.ID] = reserveFor(s.reserve[l.ID])
 	return nil
-}
-
-// blockIDs lists every block id of every preset run, for view transitions.
-func (s *Server) blockIDs() []string {
-	var ids []string
-	for _, r := range s.presets {
-		for _, f := range r.Frames {
-			for _, b := range f.Blocks {
-				ids = append(ids, b.ID)
-			}
-			if f.Pending != nil {
-				ids = append(ids, f.Pending.ID)
-			}
-		}
-	}
-	return ids
 }
 
 // warm counts every text once now, so pages never wait for the tokenizer.

@@ -55,7 +55,8 @@ func (s *Server) navOf(in pageInput, cur int) (views.Nav, error) {
 	l, st, frames := in.lesson, in.state, in.run.Frames
 	ui := s.cat.For(st.Lang)
 	with := func(f func(*State)) string { x := st; f(&x); return LessonURL(x) }
-	n := views.Nav{Compare: st.Compare != nil, Decisive: frames[cur].Decisive}
+	n := views.Nav{Compare: st.Compare != nil, Decisive: frames[cur].Decisive, Motion: motionOf(frames[cur]),
+		ShowQuick: st.View == ViewPresent}
 	n.NormalURL = with(func(x *State) { x.View = "" })
 	if st.View != ViewPresent {
 		n.PresentURL = with(func(x *State) { x.View = ViewPresent })
@@ -103,6 +104,30 @@ func (s *Server) navOf(in pageInput, cur int) (views.Nav, error) {
 	return n, nil
 }
 
+// motionOf is how a step animates: slowly where a range collapses into a
+// summary or a pass rewrites results, so the change can be followed from
+// the back of a room.
+func motionOf(f sim.Frame) string {
+	if f.Kind == sim.FrameReplaced || f.Kind == sim.FramePass {
+		return "slow"
+	}
+	return ""
+}
+
+// spotlight is the summary a state is about: the summarizer's output
+// before it replaces its range, else a summary the step put in the window.
+func spotlight(w views.Window) (*views.BlockView, bool) {
+	if w.Pending != nil {
+		return w.Pending, true
+	}
+	for i := range w.Rows {
+		if w.Rows[i].Summary {
+			return &w.Rows[i].BlockView, false
+		}
+	}
+	return nil, false
+}
+
 // timelineAt is the first position of a timeline where the left side shows
 // frame cur.
 func timelineAt(tl []pair, cur int) int {
@@ -122,11 +147,14 @@ func (s *Server) presentPage(in pageInput) (views.PresentPage, error) {
 	}
 	normal := in.state
 	normal.View = ""
-	return views.PresentPage{
+	pp := views.PresentPage{
 		Lang: lp.Lang, UI: lp.UI, Assets: lp.Assets, Title: lp.Title, LessonID: lp.LessonID, URL: lp.URL,
-		StateURL: LessonURL(normal), Window: lp.Window, Kicker: lp.Narration.Kicker,
+		StateURL: LessonURL(normal), Window: lp.Window, Kicker: lp.Narration.Kicker, Memory: lp.Memory,
 		Headline: lp.Narration.Headline, Changes: lp.Narration.Changes, Steps: lp.Steps, Nav: lp.Nav,
-	}, nil
+	}
+	pp.Assets.WithRoom = true
+	pp.Summary, pp.SummaryPending = spotlight(lp.Window)
+	return pp, nil
 }
 
 // notesPage builds the speaker notes of a state.
@@ -159,8 +187,6 @@ func (s *Server) comparePage(in pageInput, rb *sim.Replay) (views.ComparePage, *
 	if err != nil {
 		return views.ComparePage{}, nil, err
 	}
-	fit := max(left.Window.FitU, right.Window.FitU)
-	left.Window.FitU, right.Window.FitU = fit, fit
 	prev := pair{-1, -1}
 	if st.Step > 1 {
 		prev = tl[st.Step-2]
@@ -199,6 +225,7 @@ func (s *Server) comparePage(in pageInput, rb *sim.Replay) (views.ComparePage, *
 		StateURL: LessonURL(normal), Window: left.Window, Compare: &view,
 		Kicker: steps.Label, Headline: left.Narration.Headline, Steps: steps, Nav: nav,
 	}
+	pp.Assets.WithRoom = true
 	return cp, pp, nil
 }
 
@@ -272,18 +299,19 @@ func signed(l *sim.Lesson, n int) string {
 	return "−" + sizeOf(l, -n)
 }
 
-// handoutPage builds the printable handout: the first frame, every
-// decisive frame and the last frame, with their narration.
+// handoutPage builds the printable handout: every step, or for a long
+// lesson the first, the decisive and the last ones, each with its
+// narration, memory file and the summary it is about.
 func (s *Server) handoutPage(in pageInput) views.HandoutPage {
 	l, st, frames := in.lesson, in.state, in.run.Frames
 	ui := s.cat.For(st.Lang)
 	hp := views.HandoutPage{
 		Lang: st.Lang, UI: ui, Assets: s.assets.urls, Title: l.Title.In(st.Lang),
 		Policy: policyWords(ui, l.Lesson, st.Policy, st.Policy, false), Intro: s.about(l, st, in.run, "about:intro").Body,
-		BackURL: LessonURL(st), Source: l.Source.In(st.Lang), FitU: s.fit[l.ID],
+		BackURL: LessonURL(st), Source: l.Source.In(st.Lang),
 	}
 	for i, f := range frames {
-		if i != 0 && i != len(frames)-1 && !f.Decisive {
+		if len(frames) > handoutAll && i != 0 && i != len(frames)-1 && !f.Decisive {
 			continue
 		}
 		x := st
@@ -293,8 +321,13 @@ func (s *Server) handoutPage(in pageInput) views.HandoutPage {
 			s.log.Error("handout frame", "lesson", l.ID, "step", i+1, "err", err)
 			continue
 		}
-		hp.Frames = append(hp.Frames, views.HandoutFrame{Kicker: lp.Narration.Kicker,
-			Headline: lp.Narration.Headline, Changes: lp.Narration.Changes, Body: lp.Narration.Body, Window: lp.Window})
+		hf := views.HandoutFrame{Kicker: lp.Narration.Kicker, Headline: lp.Narration.Headline,
+			Changes: lp.Narration.Changes, Body: lp.Narration.Body, Window: lp.Window, Memory: lp.Memory}
+		hf.Summary, hf.SummaryPending = spotlight(lp.Window)
+		hp.Frames = append(hp.Frames, hf)
 	}
 	return hp
 }
+
+// handoutAll is the longest lesson whose handout prints every step.
+const handoutAll = 40

@@ -1,0 +1,176 @@
+package web
+
+import (
+	"math"
+	"strings"
+
+	"ctxsim/draw"
+	"ctxsim/scenarios"
+	"ctxsim/sim"
+	"ctxsim/views"
+)
+
+// boxHeight is the window's height in drawing units, for every lesson: the
+// page scales the drawing to the screen, so a lesson's scale is one number
+// at every step and on both sides of a comparison.
+const boxHeight = 500.0
+
+// excerptLines is how many lines of a block's text a tall block may show.
+const excerptLines = 40
+
+// row is one drawn row: a tool call with its result, or a lone block (the
+// system prompt, the task, a call whose result was dropped).
+type row struct {
+	call, main *sim.Block
+	tokens     int
+}
+
+// rowsOf is how a lesson draws a frame: one row per block, or (pairs) a
+// call and its result as one row.
+func rowsOf(l *scenarios.Lesson, blocks []sim.Block) []row {
+	var rows []row
+	for i := 0; i < len(blocks); i++ {
+		b := &blocks[i]
+		if l.Draw == scenarios.DrawPairs && b.Kind == sim.KindToolCall && i+1 < len(blocks) &&
+			blocks[i+1].Role == sim.RoleTool && blocks[i+1].ToolUseID == b.ToolUseID {
+			rows = append(rows, row{call: b, main: &blocks[i+1], tokens: b.Tokens + blocks[i+1].Tokens})
+			i++
+			continue
+		}
+		rows = append(rows, row{main: b, tokens: b.Tokens})
+	}
+	return rows
+}
+
+// reserveOf is the room a frame needs below the box: its overflow, in
+// drawing units.
+func reserveOf(l *scenarios.Lesson, f sim.Frame) float64 {
+	return max(float64(f.Total-l.Window), 0) * boxHeight / float64(l.Window)
+}
+
+// reserveFor rounds a lesson's largest overflow up to one of the room
+// classes the stylesheet has (reserve-N: N% of the box below it).
+func reserveFor(units float64) float64 {
+	if units <= 0 {
+		return 0
+	}
+	pct := math.Ceil((units+12)/boxHeight*100/5) * 5
+	return min(pct, 30) * boxHeight / 100
+}
+
+// drawWindow lays out a frame's rows, lines and marks, and turns them into
+// the view's rows and labels.
+func (s *Server) drawWindow(v *frameView, w *views.Window, rows []row) {
+	f, l := v.f, v.l
+	in := draw.Window{Tokens: l.Window, Height: boxHeight, Reserve: s.reserve[l.ID], GroupText: func(rs []int) string {
+		n := 0
+		for _, i := range rs {
+			n += rows[i].tokens
+		}
+		return v.ui.F("ui.group", map[string]string{"n": itoa(len(rs)), "size": sizeOf(l.Lesson, n)})
+	}}
+	for i := range rows {
+		in.Rows = append(in.Rows, s.drawRow(v, rows[i], w.Rows[i]))
+	}
+	if f.Line.Key != "" {
+		in.Lines = append(in.Lines, draw.Line{Tokens: f.Line.Tokens, Label: w.ThresholdLabel, Kind: "threshold"})
+	}
+	if f.Total > l.Window {
+		in.Lines = append(in.Lines, draw.Line{Tokens: l.Window, Label: v.ui.F("ui.limit-line", map[string]string{"limit": limitOf(l.Lesson, l.Window)}), Kind: "limit"})
+	}
+	if at, ok := firstChanged(f.Blocks); ok && f.Cache != nil && f.Cache.Reason != sim.CacheCold {
+		in.Marks = append(in.Marks, draw.Mark{Tokens: at, Text: v.ui.T("ui.cache-miss"), Kind: "cache"})
+	}
+	d := draw.Lay(in)
+	w.Width, w.Height, w.Reserve, w.Scale, w.Tokens = draw.Width, d.Height, d.Reserve, d.Scale, l.Window
+	w.ReserveClass = "reserve-" + itoa(int(math.Round(d.Reserve/boxHeight*100)))
+	for i, rs := range d.Rows {
+		placeRow(&w.Rows[i], rs)
+	}
+	w.Lines, w.Callouts, w.Marks, w.Clipped = d.Lines, d.Callouts, d.Marks, d.Clipped
+	for i := range w.Callouts {
+		w.Callouts[i].Text.Text = strings.TrimSpace(w.Callouts[i].Text.Text)
+	}
+	if d.Overflow > 0 {
+		w.Overflow = &views.Band{Top: d.Height, Bottom: min(d.Stack, d.Height+d.Reserve)}
+	}
+	w.Bracket, w.Cached = bands(w.Rows)
+	if f.Kind == sim.FrameCrossed && len(d.Lines) > 0 && d.Lines[0].Kind == "threshold" && d.Stack > d.Lines[0].Y {
+		w.Crossing = true
+		w.Excess = &views.Band{Top: d.Lines[0].Y, Bottom: min(d.Stack, d.Height)}
+	}
+}
+
+// drawRow is what package draw needs of a row: its blocks and label.
+func (s *Server) drawRow(v *frameView, r row, rv views.RowView) draw.Row {
+	dr := draw.Row{Label: draw.Label{Role: rv.RoleLabel, Name: rv.Label, Size: rv.Size}}
+	for _, b := range []*sim.Block{r.call, r.main} {
+		if b != nil {
+			dr.Blocks = append(dr.Blocks, draw.Block{ID: b.ID, Tokens: b.Tokens})
+			dr.Focus = dr.Focus || b.New || b.Selected || b.Spotlight || b.FirstChanged || (v.f.Decisive && b.Touched)
+		}
+	}
+	for _, bd := range rv.Badges {
+		dr.Label.Badges = append(dr.Label.Badges, draw.Badge{Text: bd.Text, Tone: bd.Tone, Minor: bd.Minor})
+	}
+	if r.call == nil {
+		dr.Excerpt = excerptOf(r.main.Content)
+	}
+	return dr
+}
+
+// excerptOf is the first lines of a text worth showing on a tall block.
+func excerptOf(text string) []string {
+	var out []string
+	for line := range strings.Lines(text) {
+		if line = strings.TrimRight(line, " \t\r\n"); strings.TrimSpace(line) != "" {
+			out = append(out, strings.ReplaceAll(line, "\t", "  "))
+		}
+		if len(out) == excerptLines {
+			break
+		}
+	}
+	return out
+}
+
+// placeRow copies a row's geometry into its view.
+func placeRow(rv *views.RowView, rs draw.RowShape) {
+	rv.Y, rv.H, rv.Inside, rv.Excerpt = rs.Y, rs.H, rs.Inside, rs.Excerpt
+	for i, b := range rs.Blocks {
+		rv.Blocks[i].Y, rv.Blocks[i].H = b.Y, b.H
+	}
+}
+
+// firstChanged is where the prompt cache stops reusing: the top of the
+// first block it cannot reuse, in tokens.
+func firstChanged(blocks []sim.Block) (int, bool) {
+	at := 0
+	for _, b := range blocks {
+		if b.FirstChanged {
+			return at, true
+		}
+		at += b.Tokens
+	}
+	return 0, false
+}
+
+// bands are the extent of the selected range and of the cached prefix.
+func bands(rows []views.RowView) (selected, cached *views.Band) {
+	for _, r := range rows {
+		for _, b := range r.Blocks {
+			if b.Selected {
+				if selected == nil {
+					selected = &views.Band{Top: b.Y}
+				}
+				selected.Bottom = b.Y + b.H
+			}
+			if b.Cached {
+				if cached == nil {
+					cached = &views.Band{Top: b.Y}
+				}
+				cached.Bottom = b.Y + b.H
+			}
+		}
+	}
+	return selected, cached
+}
