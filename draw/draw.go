@@ -272,29 +272,29 @@ func (d *Drawing) crossed(top, bottom float64) bool {
 	return false
 }
 
-// insideLabel fits a label on the column's width: all of it, else without
-// the role, else without minor badges, else with the name cut (but not
-// below minNameRunes).
+// insideLabel fits a label on the column's width. The role stays while it
+// can (it is what tells a block apart without its colour): all of the
+// label, else fewer badges, else the role without badges, and only then
+// without the role; a name is cut last, never below minNameRunes.
 func insideLabel(l Label) (Inside, bool) {
 	major := slices.DeleteFunc(slices.Clone(l.Badges), func(b Badge) bool { return b.Minor })
 	tries := []struct {
 		role   bool
 		badges []Badge
-	}{{true, l.Badges}, {false, l.Badges}, {false, major}, {false, nil}}
-	for _, t := range tries {
-		if in, ok := tryInside(l, t.role, t.badges, false); ok {
+		cut    bool
+	}{
+		{true, l.Badges, false}, {true, major, false}, {true, nil, false},
+		{false, l.Badges, false}, {false, major, false}, {false, nil, false},
+		{true, major, true}, {true, nil, true}, {false, major, true}, {false, nil, true},
+	}
+	for i, t := range tries {
+		in, ok := tryInside(l, t.role, t.badges, t.cut)
+		last := i == len(tries)-1
+		if ok && (!t.cut || last || len([]rune(in.Name.Text)) > keepRunes) {
 			return in, true
 		}
 	}
-	// Cut the name: with the major badges when that leaves a readable
-	// name, else without badges.
-	if in, ok := tryInside(l, false, major, true); ok && len([]rune(in.Name.Text)) > keepRunes {
-		return in, true
-	}
-	if in, ok := tryInside(l, false, nil, true); ok {
-		return in, true
-	}
-	return tryInside(l, false, major, true)
+	return Inside{}, false
 }
 
 func tryInside(l Label, role bool, badges []Badge, cut bool) (Inside, bool) {
@@ -419,12 +419,16 @@ func (d *Drawing) addLaneLabel(w Window, it laneItem) {
 	d.Callouts = append(d.Callouts, c)
 }
 
-// laneText is a row's label in the lane: its name, size and badges, as
-// much of it as fits.
+// laneText is a row's label in the lane: its role, name, size and badges,
+// as much of it as fits (the role and the size stay; the name is cut).
 func laneText(l Label) string {
 	major := slices.DeleteFunc(slices.Clone(l.Badges), func(b Badge) bool { return b.Minor })
+	head := ""
+	if l.Role != "" {
+		head = l.Role + " · "
+	}
 	for _, bs := range [][]Badge{l.Badges, major, nil} {
-		parts := []string{l.Name}
+		parts := []string{head + l.Name}
 		if l.Size != "" {
 			parts = append(parts, l.Size)
 		}
@@ -439,7 +443,7 @@ func laneText(l Label) string {
 	if l.Size != "" {
 		tail = " · " + l.Size
 	}
-	return Fit(l.Name, Sans, LaneSize, LaneW-TextWidth(tail, Sans, LaneSize)) + tail
+	return head + Fit(l.Name, Sans, LaneSize, LaneW-TextWidth(head+tail, Sans, LaneSize)) + tail
 }
 
 // placeFixed keeps the lines' labels at their lines, pushed apart where

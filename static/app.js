@@ -128,6 +128,8 @@
   }
 
   function animate(before) {
+    var n = 0;
+    document.documentElement.setAttribute("data-animated", "0");
     if (reduced && reduced.matches) return;
     var a = app();
     var ms = a && a.getAttribute("data-motion") === "slow" ? 700 : 320;
@@ -145,12 +147,14 @@
           from = "scale(1,0)";
         }
         r.animate([{ transform: from }, { transform: "none" }], { duration: ms, easing: ease });
+        n++;
       });
       qa(".lbl,.lbl-size,.bdg,.bdg-t,.exc,.co,.co-group,.leader,.mark,.mark-leader", svg).forEach(function (t) {
         t.animate([{ opacity: 0 }, { opacity: 0, offset: 0.5 }, { opacity: 1 }], { duration: ms, easing: "ease-out" });
       });
     });
     qa('[data-testid$="meter"]').forEach(function (m) { countMeter(m, before["meter|" + m.getAttribute("data-testid")], ms); });
+    document.documentElement.setAttribute("data-animated", String(n));
   }
 
   // unionOf is the extent, before the swap, of the blocks a summary covers.
@@ -312,8 +316,10 @@
     };
   }
 
-  // ---- room.js, only where a room is used: the presenter view links it;
-  // a join link (#follow=CODE) or a room this tab keeps loads it here.
+  // ---- room.js, only where a room is used: the presenter view (where a
+  // room is opened) links it, and this loads it when a page swaps into
+  // the presenter view, or a join link (#follow=CODE) or a room this tab
+  // keeps needs it.
 
   function roomInUse() {
     if (/^#follow=/.test(location.hash)) return true;
@@ -321,7 +327,7 @@
   }
   function loadRoom() {
     var src = document.body.getAttribute("data-room-js");
-    if (!src || window.ctxsimRoom || q('script[src="' + src + '"]') || !roomInUse()) return;
+    if (!src || window.ctxsimRoom || q('script[src="' + src + '"]') || !(roomInUse() || view() === "present")) return;
     var s = document.createElement("script");
     s.src = src;
     document.head.appendChild(s);

@@ -2,12 +2,11 @@ package web
 
 // Accessibility audit in a real browser: axe-core (vendored from npm,
 // testdata/axe.min.js, MPL-2.0) runs inside chromium on every kind of page
-// and must report no serious or critical WCAG 2 A/AA violation. axe leaves
-// text on gradients undecided, and the drawn window is all gradients, so
-// the window gets a second contrast pass with its gradients made plain
-// (solidWindowJS). A few requirements axe cannot see (text alternative of
-// the window, live narration, visible focus, reduced motion, roles not told
-// by colour alone) are checked by hand below.
+// and must report no serious or critical WCAG 2 A/AA violation. axe does
+// not judge the contrast of SVG text, so the drawing's labels get their own
+// pass (svgContrastJS). A few requirements axe cannot see (text
+// alternative of the window, live narration, visible focus, reduced
+// motion, roles not told by colour alone) are checked by hand below.
 
 import (
 	"context"
@@ -53,50 +52,35 @@ const axeRunJS = `axe.run(document, {
   summary: ((v.nodes[0] || {}).failureSummary || "").replace(/\s+/g, " ").slice(0, 300),
 })))`
 
-// solidWindowJS prepares the drawn window for a second contrast check. axe
-// cannot tell the contrast of text on a background gradient (it reports
-// such text as "incomplete", not as a violation), and the window is all
-// gradients: the box's grid lines, the hatched tool results, excerpts and
-// stubs, the overflow. So every gradient inside the box is replaced by its
-// worst stripe as a plain colour (the stripe, over the element's own colour
-// if it has one, that gives the least contrast with the element's text),
-// and axe's color-contrast rule runs again on the window alone. It returns
-// how many gradients it replaced.
-const solidWindowJS = `(() => {
-  const parse = s => { const m = s.match(/[\d.]+/g).map(Number); return {r: m[0], g: m[1], b: m[2], a: m.length > 3 ? m[3] : 1}; };
-  const over = (f, b) => ({r: f.r*f.a + b.r*(1-f.a), g: f.g*f.a + b.g*(1-f.a), b: f.b*f.a + b.b*(1-f.a), a: f.a + b.a*(1-f.a)});
+// svgContrastJS checks the contrast of the drawing's labels, which axe
+// does not judge (it reads HTML text): every text of a window drawing
+// against what is drawn behind it: its row's block (a hatched fill counts
+// as its darker stripe) for a label on a row, the page for a label in the
+// lane. It returns the labels under 4.5:1 (all are under 18 px).
+const svgContrastJS = `(() => {
+  const parse = s => { const m = (s.match(/[\d.]+/g) || [255, 255, 255]).map(Number); return {r: m[0], g: m[1], b: m[2], a: m.length > 3 ? m[3] : 1}; };
+  const over = (f, b) => ({r: f.r*f.a + b.r*(1-f.a), g: f.g*f.a + b.g*(1-f.a), b: f.b*f.a + b.b*(1-f.a), a: 1});
   const lum = c => { const l = v => { v /= 255; return v <= 0.03928 ? v/12.92 : Math.pow((v+0.055)/1.055, 2.4); }; return 0.2126*l(c.r) + 0.7152*l(c.g) + 0.0722*l(c.b); };
   const ratio = (x, y) => { const a = lum(x), b = lum(y); return (Math.max(a, b) + 0.05) / (Math.min(a, b) + 0.05); };
-  const white = {r: 255, g: 255, b: 255, a: 1};
-  let n = 0;
-  for (const el of document.querySelectorAll(".box, .box *")) {
-    const s = getComputedStyle(el);
-    if (!s.backgroundImage.includes("gradient")) continue;
-    const base = parse(s.backgroundColor);
-    const text = over(parse(s.color), white);
-    let worst = null, worstRatio = Infinity;
-    for (const m of s.backgroundImage.match(/rgba?\([^)]*\)/g) || []) {
-      const stop = parse(m);
-      const c = base.a > 0 ? over(stop, base) : stop;
-      const r = ratio(text, over(c, white));
-      if (r < worstRatio) { worst = c; worstRatio = r; }
+  const page = el => { for (let e = el; e; e = e.parentElement) { const c = parse(getComputedStyle(e).backgroundColor); if (c.a > 0 && !(e instanceof SVGElement)) return c; } return {r: 255, g: 255, b: 255, a: 1}; };
+  const hatch = getComputedStyle(document.querySelector(".hatch-ln")).stroke;
+  const bad = [];
+  for (const t of document.querySelectorAll("svg.win text")) {
+    if (!t.textContent.trim()) continue;
+    const bg0 = page(t.closest("svg"));
+    let bg = bg0;
+    const row = t.closest(".row");
+    if (row) {
+      const rect = [...row.querySelectorAll("[data-testid=block]")].find(r => { const b = r.getBoundingClientRect(), x = t.getBoundingClientRect(); return b.top <= x.top + x.height / 2 && b.bottom >= x.top + x.height / 2; }) || row.querySelector("[data-testid=block]");
+      const f = getComputedStyle(rect).fill;
+      bg = f.startsWith("url") ? over(parse(hatch), bg0) : over(parse(f), bg0);
     }
-    el.style.backgroundImage = "none";
-    if (worst) el.style.backgroundColor = "rgba(" + [worst.r, worst.g, worst.b].map(Math.round).join(",") + "," + worst.a + ")";
-    n++;
+    const r = ratio(over(parse(getComputedStyle(t).fill), bg), bg);
+    if (r < 4.5) bad.push({id: "svg-text-contrast", impact: "serious", help: "labels of the drawing have 4.5:1 contrast", count: 1,
+      targets: [t.textContent.trim().slice(0, 40)], summary: "ratio " + r.toFixed(2) + " (" + getComputedStyle(t).fill + " on rgb(" + [bg.r, bg.g, bg.b].map(Math.round) + "))"});
   }
-  return n;
+  return bad;
 })()`
-
-// axeWindowJS runs the contrast rule on the drawn windows only.
-const axeWindowJS = `axe.run({include: [[".box"]]}, {
-  runOnly: {type: "rule", values: ["color-contrast"]},
-  resultTypes: ["violations"],
-}).then(r => r.violations.map(v => ({
-  id: v.id + " (window, gradients as their worst stripe)", impact: v.impact || "", help: v.help, count: v.nodes.length,
-  targets: v.nodes.slice(0, 3).map(n => n.target.join(" ")),
-  summary: ((v.nodes[0] || {}).failureSummary || "").replace(/\s+/g, " ").slice(0, 300),
-})))`
 
 // readAxe loads the vendored axe-core.
 func readAxe(t *testing.T) string {
@@ -138,17 +122,12 @@ func (b *chromeTab) axe(src string) []axeViolation {
 	if err != nil {
 		b.t.Fatalf("axe.run on %s: %v", b.path(), err)
 	}
-	// The window again, its gradients made plain (see solidWindowJS).
-	if n, err := chromedp.Run(ctx, chromedp.Evaluate[int](solidWindowJS)); err != nil {
-		b.t.Fatalf("flatten the window's gradients on %s: %v", b.path(), err)
-	} else if n > 0 {
-		w, err := chromedp.Run(ctx, chromedp.Evaluate[[]axeViolation](axeWindowJS, chromedp.EvalAwaitPromise))
-		if err != nil {
-			b.t.Fatalf("axe.run on the window of %s: %v", b.path(), err)
-		}
-		v = append(v, w...)
+	// The drawing's labels, which axe does not judge (see svgContrastJS).
+	w, err := chromedp.Run(ctx, chromedp.Evaluate[[]axeViolation](svgContrastJS))
+	if err != nil {
+		b.t.Fatalf("contrast of the drawing on %s: %v", b.path(), err)
 	}
-	return v
+	return append(v, w...)
 }
 
 // a11yPage is one page of the audit: a path, and optionally a script that
@@ -410,11 +389,16 @@ func checkBlocksTable(t *testing.T, b0 *chromeTab) {
 		return {
 			headers: [...t.querySelectorAll("thead th")].map(th => th.textContent.trim()),
 			rows: [...t.querySelectorAll("tbody tr")].map(tr => [...tr.cells].map(td => td.textContent.trim())),
-			blocks: [...document.querySelectorAll("[data-testid=block]")].map(a => a.dataset.tokens),
-			roles: [...document.querySelectorAll("[data-testid=block]")].map(a => {
-				const r = a.querySelector(".blk-role");
-				const box = r ? r.getBoundingClientRect() : null;
-				return r && box.width > 0 && box.height > 0 && getComputedStyle(r).visibility !== "hidden" ? r.textContent.trim() : "";
+			blocks: [...document.querySelectorAll("svg.win .row")].map(a => String([...a.querySelectorAll("[data-testid=block]")].reduce((n, r) => n + +r.dataset.tokens, 0))),
+			// A row names its role where it is labelled: on the row, or
+			// first in its callout. Rows named together (a group) are
+			// listed in the table.
+			roles: [...document.querySelectorAll("svg.win .row")].map(a => {
+				const r = a.querySelector(".lbl-role");
+				if (r && r.getBoundingClientRect().width > 0) return r.textContent.trim();
+				const c = document.querySelector('[data-testid=callout][data-for="' + a.dataset.row + '"]');
+				if (c) return c.textContent.split(" · ")[0];
+				return a.querySelector(".lbl-name") ? "" : "group";
 			}),
 		};
 	})()`)
@@ -497,11 +481,17 @@ func checkFocusVisible(t *testing.T, b0 *chromeTab) {
 	}
 }
 
-// checkReducedMotion: a new block grows in with an animation, and none
-// under prefers-reduced-motion (the browser runs with
-// --force-prefers-reduced-motion; emulation switches it back and forth).
+// checkReducedMotion: stepping animates the window (blocks grow and move
+// from where they were), and nothing moves under prefers-reduced-motion
+// (the browser runs with --force-prefers-reduced-motion; emulation
+// switches it back and forth). app.js counts the animations it starts on
+// <html data-animated>.
 func checkReducedMotion(t *testing.T, b0 *chromeTab) {
 	b := b0.on(t)
+	// The audit joined a room in this tab: leave it, or the page follows
+	// the presenter instead of the arrow key.
+	b.open(cmURL("en", cmPolicy, 1))
+	mustEval[bool](b, `(sessionStorage.clear(), true)`)
 	anim := func(motion string) string {
 		ctx, cancel := context.WithTimeout(b.ctx, browserCall)
 		defer cancel()
@@ -510,17 +500,17 @@ func checkReducedMotion(t *testing.T, b0 *chromeTab) {
 		}); err != nil {
 			t.Fatalf("emulate prefers-reduced-motion %s: %v", motion, err)
 		}
-		b.open(cmURL("en", cmPolicy, 4))
-		return mustEval[string](b, `(() => {
-			const e = document.querySelector(".blk.is-new");
-			return e ? getComputedStyle(e).animationName : "<no .blk.is-new>";
-		})()`)
+		b.open(cmURL("en", cmPolicy, 3))
+		b.waitStep(3, cmSteps)
+		b.key(kb.ArrowRight)
+		b.waitStep(4, cmSteps)
+		return mustEval[string](b, `document.documentElement.dataset.animated ?? "<unset>"`)
 	}
-	if got := anim("no-preference"); got == "none" || strings.HasPrefix(got, "<") {
-		t.Errorf("without reduced motion, .blk.is-new animation = %q, want an animation (else this check proves nothing)", got)
+	if got := anim("no-preference"); got == "0" || strings.HasPrefix(got, "<") {
+		t.Errorf("without reduced motion, a step started %s animations, want some (else this check proves nothing)", got)
 	}
-	if got := anim("reduce"); got != "none" {
-		t.Errorf("under prefers-reduced-motion, .blk.is-new animation = %q, want none", got)
+	if got := anim("reduce"); got != "0" {
+		t.Errorf("under prefers-reduced-motion, a step started %s animations, want 0", got)
 	}
 	if got := mustEval[bool](b, `matchMedia("(prefers-reduced-motion: reduce)").matches`); !got {
 		t.Errorf("emulated prefers-reduced-motion: reduce does not match")

@@ -765,7 +765,7 @@ func (b *chromeTab) stateURL() string {
 }
 
 // waitState waits until the page shows state want (#app[data-state-url])
-// at that URL, with htmx idle.
+// at that URL, with no navigation in flight.
 func (b *chromeTab) waitState(who, want string) {
 	b.t.Helper()
 	if got, err := b.pollJS(jsStateURL, func(s string) bool { return s == want }); err != nil {
@@ -789,9 +789,15 @@ func (b *chromeTab) noCSPViolations(who string) {
 	}
 }
 
-// presenterOpensRoom opens a room on the presenter's page and returns its code.
+// presenterOpensRoom opens a room from the presenter view of the page the
+// presenter is on (room.js loads there), goes back to the page, where the
+// tab keeps the room (app.js loads room.js for it), and returns its code.
 func presenterOpensRoom(t *testing.T, pres *chromeTab, base string) string {
 	t.Helper()
+	page := pres.stateURL()
+	pres.clickID("present-toggle")
+	pres.waitPath(page + "/present")
+	pres.waitSettled()
 	pres.clickID("room-open")
 	code, err := pres.pollJS(jsText(tid("room-code")), roomCodeRE.MatchString)
 	if err != nil {
@@ -802,6 +808,12 @@ func presenterOpensRoom(t *testing.T, pres *chromeTab, base string) string {
 	}
 	if got := pres.text(tid("room-join-url")); !strings.HasSuffix(got, "/join/"+code) {
 		t.Errorf("room-join-url text = %q; want it to end in /join/%s", got, code)
+	}
+	pres.clickID("present-toggle")
+	pres.waitPath(page)
+	pres.waitSettled()
+	if got, err := pres.pollJS(jsText(tid("room-code")), func(s string) bool { return s == code }); err != nil {
+		t.Fatalf("back on %s the room is gone: room-code %q (%v)", page, got, err)
 	}
 	return code
 }
@@ -883,7 +895,7 @@ func TestRoomFollowBrowser(t *testing.T) {
 	presenterAt("last step")
 
 	if !mustEval[bool](aud[1], `window.__noReload === true`) {
-		t.Errorf("audience 2 reloaded the page while following; want htmx swaps")
+		t.Errorf("audience 2 reloaded the page while following; want app.js swaps")
 	}
 	pres.noCSPViolations("presenter")
 	for i, a := range aud {

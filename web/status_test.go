@@ -118,10 +118,10 @@ func TestBrowserStatusToggle(t *testing.T) {
 	b.open("/en/status-bar/status-replace.counter-off.clock-off.alpha-10/5")
 	b.waitSettled()
 	cachedIDs := func() string {
-		return mustEval[string](b, `[...document.querySelectorAll('.blk.is-cached [data-testid=block]')].map(e => e.dataset.id).join(",")`)
+		return mustEval[string](b, `[...document.querySelectorAll('.row.is-cached [data-testid=block]')].map(e => e.dataset.id).join(",")`)
 	}
 	firstChanged := func() string {
-		return mustEval[string](b, `document.querySelector('.blk.is-first-changed [data-testid=block]')?.dataset.id ?? ""`)
+		return mustEval[string](b, `document.querySelector('.row.is-first-changed [data-testid=block]')?.dataset.id ?? ""`)
 	}
 	replaceCached, replaceFirst := cachedIDs(), firstChanged()
 	if !strings.HasPrefix(replaceFirst, "call-") {
@@ -137,7 +137,7 @@ func TestBrowserStatusToggle(t *testing.T) {
 	if !strings.Contains(appendCached, "status-4") || !strings.HasPrefix(appendFirst, "result-") {
 		t.Errorf("append: cached %q, first changed %q; want the old status cached and the new tool result first to recompute", appendCached, appendFirst)
 	}
-	n := mustEval[int](b, `document.querySelectorAll('.blk.kind-status').length`)
+	n := mustEval[int](b, `document.querySelectorAll('[data-testid=block][data-kind=status]').length`)
 	if n != 5 {
 		t.Errorf("append at call 5: %d status blocks drawn; want 5", n)
 	}

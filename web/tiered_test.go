@@ -256,10 +256,11 @@ func TestTieredFramesAPIBadValues(t *testing.T) {
 	}
 }
 
-// rowOf returns the attributes of the drawn row with data-id id.
+// rowOf returns the attributes of the drawn row whose main block is id:
+// its classes (role, kind, states) and its text alternative.
 func rowOf(t *testing.T, html, id string) string {
 	t.Helper()
-	m := regexp.MustCompile(`<a class="blk-link"[^>]*data-id="` + regexp.QuoteMeta(id) + `"[^>]*>`).FindString(html)
+	m := regexp.MustCompile(`<a class="row [^"]*"[^>]*data-row="` + regexp.QuoteMeta(id) + `"[^>]*>`).FindString(html)
 	if m == "" {
 		t.Fatalf("no row with data-id %q", id)
 	}
@@ -278,11 +279,11 @@ func TestTieredPage(t *testing.T) {
 	}
 	// Before the pass: the read is whole; at the pass: cut by the floor,
 	// badged with tier and distance; with the floor off: a stub.
-	if row := rowOf(t, page(tieredDefault, 3), sessionRead); !strings.Contains(row, `data-kind="tool_result"`) {
+	if row := rowOf(t, page(tieredDefault, 3), sessionRead); !strings.Contains(row, `kind-tool_result`) {
 		t.Errorf("step 3: session.go row %s; want the whole result", row)
 	}
 	html := page(tieredDefault, tieredPass)
-	if row := rowOf(t, html, sessionRead); !strings.Contains(row, `data-kind="excerpt"`) || !strings.Contains(row, "T2·d27") {
+	if row := rowOf(t, html, sessionRead); !strings.Contains(row, `kind-excerpt`) || !strings.Contains(row, "T2·d27") {
 		t.Errorf("first pass: session.go row %s; want an excerpt badged T2·d27", row)
 	}
 	for _, id := range []string{"counters-panel", "pass-panel", "rules-panel"} {
@@ -293,7 +294,7 @@ func TestTieredPage(t *testing.T) {
 	if !strings.Contains(html, `is-first-changed`) || !strings.Contains(html, "messages.2") {
 		t.Errorf("first pass: the cache invalidation point (messages.2) is not marked")
 	}
-	if row := rowOf(t, page(tieredOff, tieredPass), sessionRead); !strings.Contains(row, `data-kind="stub"`) || !strings.Contains(row, "T1·d27") {
+	if row := rowOf(t, page(tieredOff, tieredPass), sessionRead); !strings.Contains(row, `kind-stub`) || !strings.Contains(row, "T1·d27") {
 		t.Errorf("floor off, first pass: session.go row %s; want a stub badged T1·d27", row)
 	}
 	// The mode buttons keep the point of the trajectory, even where the

@@ -310,6 +310,7 @@ func (s *Server) handoutPage(in pageInput) views.HandoutPage {
 		Policy: policyWords(ui, l.Lesson, st.Policy, st.Policy, false), Intro: s.about(l, st, in.run, "about:intro").Body,
 		BackURL: LessonURL(st), Source: l.Source.In(st.Lang),
 	}
+	shownSummary := ""
 	for i, f := range frames {
 		if len(frames) > handoutAll && i != 0 && i != len(frames)-1 && !f.Decisive {
 			continue
@@ -324,6 +325,11 @@ func (s *Server) handoutPage(in pageInput) views.HandoutPage {
 		hf := views.HandoutFrame{Kicker: lp.Narration.Kicker, Headline: lp.Narration.Headline,
 			Changes: lp.Narration.Changes, Body: lp.Narration.Body, Window: lp.Window, Memory: lp.Memory}
 		hf.Summary, hf.SummaryPending = spotlight(lp.Window)
+		if hf.Summary != nil && hf.Summary.ID == shownSummary {
+			hf.Summary = nil // its text is on the step before, where it came back
+		} else if hf.Summary != nil {
+			shownSummary = hf.Summary.ID
+		}
 		hp.Frames = append(hp.Frames, hf)
 	}
 	return hp
