@@ -82,7 +82,8 @@
       leaveRoom("");
       joinOpen = true;
       focusNext = "hide-join";
-      startPresenting({ code: j.code, key: j.key }, j.state || "");
+      var joins = j.join_urls && j.join_urls.length ? j.join_urls : [location.origin + "/join/" + j.code];
+      startPresenting({ code: j.code, key: j.key, joins: joins, pick: defaultPick(joins) }, j.state || "");
     }, function () {
       opening = false;
       notice = text("openFailed");
@@ -90,9 +91,17 @@
     });
   }
 
+  // defaultPick is the join address to show first: the one this page was
+  // opened on, unless that is this machine's loopback (nobody else can
+  // reach it) and the server answers on a network address too.
+  function defaultPick(joins) {
+    return /^(localhost|127\.|\[::1\])/.test(location.host) && joins.length > 1 ? 1 : 0;
+  }
+
   function startPresenting(room, published) {
     save(PRESENTER_KEY, room);
-    presenter = { code: room.code, key: room.key, published: published, online: true };
+    presenter = { code: room.code, key: room.key, published: published, online: true,
+      joins: room.joins || [location.origin + "/join/" + room.code], pick: room.pick || 0 };
     watch();
     publish();
     render();
@@ -347,10 +356,10 @@
   // shown when the room opens and on "Join".
   function presenterContent(kids) {
     var p = presenter;
-    var join = location.origin + "/join/" + p.code;
+    var join = p.joins[p.pick] || p.joins[0];
     kids.push(el("strong", { "class": "meter-value", "data-testid": "room-code", title: text("roomCode") }, [p.code]));
     if (pageView() === "present") {
-      kids.push(el("span", {}, [text("join")]), joinLink(join, "mono"));
+      kids.push(el("span", {}, [text("join")]), joinLink(join, "mono"), joinChoice(p));
     } else {
       kids.push(button(text("joinButton"), "join", "room-show-join", { "aria-expanded": String(joinOpen), "aria-controls": "room-join" }));
       kids.push(el("div", {
@@ -360,12 +369,24 @@
         el("h2", {}, [text("joinTitle")]),
         el("p", {}, [text("joinHow")]),
         el("p", { "class": "headline" }, [joinLink(join, "")]),
+        joinChoice(p),
         el("p", {}, [text("roomCode") + " ", el("strong", { "class": "meter-value" }, [p.code])]),
         button(text("ok"), "hide-join", "room-hide-join")
       ]));
     }
     if (!p.online) kids.push(el("span", { "class": "badge badge-changed" }, [text("offline")]));
     kids.push(button(text("close"), "close", "room-close"));
+  }
+
+  // joinChoice lets the presenter pick which of the room's join addresses
+  // to show (the server lists those it answers on); none when there is one.
+  function joinChoice(p) {
+    if (p.joins.length < 2) return el("span", {}, []);
+    var sel = el("select", { "data-room-action": "pick", "data-testid": "room-join-choice", "aria-label": text("joinChoice") },
+      p.joins.map(function (u, i) {
+        return el("option", { value: String(i), selected: i === p.pick ? "" : null }, [u.replace(/^https?:\/\//, "").replace(/\/join\/.*$/, "")]);
+      }));
+    return el("label", { "class": "room-join-choice" }, [text("joinChoice") + " ", sel]);
   }
 
   function slotContent() {
@@ -428,6 +449,15 @@
       case "follow": followPresenter(); break;
       case "leave": leaveRoom(""); break;
     }
+  });
+
+  document.addEventListener("change", function (e) {
+    var t = e.target;
+    if (!presenter || !t || t.getAttribute("data-room-action") !== "pick") return;
+    presenter.pick = Number(t.value) || 0;
+    save(PRESENTER_KEY, { code: presenter.code, key: presenter.key, joins: presenter.joins, pick: presenter.pick });
+    focusNext = "pick";
+    render();
   });
 
   document.addEventListener("keydown", function (e) {

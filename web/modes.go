@@ -104,11 +104,11 @@ func (s *Server) stepBar(in pageInput) views.StepBar {
 // maxTicks is the most steps the progress track shows one by one; a longer
 // lesson shows the first and last, the neighbourhood of the current step
 // and the decisive steps nearest it, and a field to jump to any step.
-const maxTicks = 48
+const maxTicks = 24
 
 // neighbourhood is how many steps each side of the current one a long
 // lesson's track always shows.
-const neighbourhood = 6
+const neighbourhood = 5
 
 // stepsOver builds the step bar over n positions; at(i) gives the frame whose
 // headline titles position i and whether the position is decisive.

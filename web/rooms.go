@@ -11,6 +11,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"net"
 	"net/http"
 	"strings"
 	"sync"
@@ -29,7 +30,7 @@ const (
 
 // newRooms is the room service over store. Its routes are in routes.go.
 func (s *Server) newRooms(store RoomStore) *roomService {
-	rs := &roomService{s: s, store: store, heartbeat: roomHeartbeat, shutdowns: map[*http.Server]chan struct{}{}}
+	rs := &roomService{s: s, store: store, heartbeat: roomHeartbeat, shutdowns: map[*http.Server]chan struct{}{}, lan: lanAddrs}
 	if len(s.lessons.list) > 0 {
 		l := s.lessons.list[0]
 		rs.example = LessonURL(State{Lang: "en", Lesson: l.ID, Policy: l.DefaultPolicy(), Step: 1})
@@ -42,6 +43,8 @@ type roomService struct {
 	store     RoomStore
 	heartbeat time.Duration
 	example   string // a state URL, for error messages
+	// lan lists this machine's addresses a classroom may reach it on.
+	lan func() []net.IP
 
 	mu        sync.Mutex
 	shutdowns map[*http.Server]chan struct{} // closed when that server shuts down
@@ -52,7 +55,11 @@ type roomJSON struct {
 	Code    string `json:"code"`
 	Key     string `json:"key,omitempty"`
 	JoinURL string `json:"join_url,omitempty"`
-	State   string `json:"state"`
+	// JoinURLs are every address the audience can join from: JoinURL
+	// (the one the presenter used), then this machine's network addresses
+	// where the server answers too. The presenter picks the one to show.
+	JoinURLs []string `json:"join_urls,omitempty"`
+	State    string   `json:"state"`
 }
 
 // roomRequest is the body of POST, PUT and DELETE /rooms.
@@ -128,7 +135,67 @@ func (rs *roomService) create(c echo.Context) error {
 	h := c.Response().Header()
 	h.Set("Cache-Control", "no-store")
 	h.Set("Location", "/rooms/"+code)
-	return c.JSON(http.StatusCreated, roomJSON{Code: code, Key: key, JoinURL: c.Scheme() + "://" + c.Request().Host + "/join/" + code, State: state})
+	urls := rs.joinURLs(c, code)
+	return c.JSON(http.StatusCreated, roomJSON{Code: code, Key: key, JoinURL: urls[0], JoinURLs: urls, State: state})
+}
+
+// joinURLs are the addresses an audience can join a room from: the one
+// the presenter used, then each network address of this machine on which
+// the server answers too (a presenter on localhost needs one of those for
+// a class; a server listening on localhost only has none).
+func (rs *roomService) joinURLs(c echo.Context, code string) []string {
+	path := "/join/" + code
+	out := []string{c.Scheme() + "://" + c.Request().Host + path}
+	local, ok := c.Request().Context().Value(http.LocalAddrContextKey).(net.Addr)
+	if !ok {
+		return out
+	}
+	_, port, err := net.SplitHostPort(local.String())
+	if err != nil {
+		return out
+	}
+	for _, ip := range rs.lan() {
+		hostport := net.JoinHostPort(ip.String(), port)
+		if strings.Contains(out[0], "://"+hostport+"/") || !answers(hostport) {
+			continue
+		}
+		out = append(out, c.Scheme()+"://"+hostport+path)
+		if len(out) == maxJoinURLs {
+			break
+		}
+	}
+	return out
+}
+
+// maxJoinURLs bounds the addresses a room offers (and the probes it makes).
+const maxJoinURLs = 5
+
+// answers reports whether something accepts connections at hostport: the
+// server itself, when it listens on that address.
+func answers(hostport string) bool {
+	conn, err := net.DialTimeout("tcp", hostport, 200*time.Millisecond)
+	if err != nil {
+		return false
+	}
+	conn.Close()
+	return true
+}
+
+// lanAddrs are this machine's IPv4 addresses other than loopback and
+// link-local ones.
+func lanAddrs() []net.IP {
+	addrs, err := net.InterfaceAddrs()
+	if err != nil {
+		return nil
+	}
+	var out []net.IP
+	for _, a := range addrs {
+		n, ok := a.(*net.IPNet)
+		if ok && n.IP.To4() != nil && !n.IP.IsLoopback() && !n.IP.IsLinkLocalUnicast() {
+			out = append(out, n.IP)
+		}
+	}
+	return out
 }
 
 func (rs *roomService) current(c echo.Context) error {

@@ -981,3 +981,51 @@ func TestRoomFollowAfterRestart(t *testing.T) {
 	aud.waitState("audience after a dropped connection", cmURL("en", cmPolicy, 5))
 	aud.waitStatus("audience after a dropped connection", "following")
 }
+
+// TestRoomJoinURLs: a room offers the address the presenter used and each
+// network address of the machine on which the server answers, so a
+// presenter who opened the page on localhost can show the class a join
+// address it can reach.
+func TestRoomJoinURLs(t *testing.T) {
+	s := newTestServer(t)
+	// The server listens on every interface: 127.0.0.2 (standing in for a
+	// LAN address) answers; 192.0.2.1 (TEST-NET) does not.
+	ln, err := net.Listen("tcp", "0.0.0.0:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			c.Close()
+		}
+	}()
+	port := ln.Addr().(*net.TCPAddr).Port
+	s.rooms.lan = func() []net.IP { return []net.IP{net.ParseIP("192.0.2.1"), net.ParseIP("127.0.0.2")} }
+
+	req := httptest.NewRequest(http.MethodPost, "/rooms", strings.NewReader(`{"state":"`+cmURL("en", cmPolicy, 1)+`"}`))
+	req.Host = fmt.Sprintf("localhost:%d", port)
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Origin", "http://"+req.Host)
+	req = req.WithContext(context.WithValue(req.Context(), http.LocalAddrContextKey, &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: port}))
+	rec := httptest.NewRecorder()
+	s.Handler().ServeHTTP(rec, req)
+	if rec.Code != http.StatusCreated {
+		t.Fatalf("POST /rooms = %d %s", rec.Code, rec.Body.String())
+	}
+	var room roomJSON
+	if err := json.Unmarshal(rec.Body.Bytes(), &room); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{
+		fmt.Sprintf("http://localhost:%d/join/%s", port, room.Code),
+		fmt.Sprintf("http://127.0.0.2:%d/join/%s", port, room.Code),
+	}
+	if room.JoinURL != want[0] || strings.Join(room.JoinURLs, " ") != strings.Join(want, " ") {
+		t.Errorf("join_url %q, join_urls %q; want %q and %q", room.JoinURL, room.JoinURLs, want[0], want)
+	}
+}
