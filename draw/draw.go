@@ -10,7 +10,7 @@ import (
 // the column of blocks sits right of a margin (for the range bracket), the
 // lane of labels right of the column.
 const (
-	Width  = 440.0
+	Width  = 470.0
 	ColX   = 18.0
 	ColW   = 216.0
 	LaneX  = ColX + ColW + 16

@@ -609,6 +609,12 @@ func sideColumn(p LessonPage) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
+		for _, pn := range p.Panels {
+			templ_7745c5c3_Err = panel(p.UI, pn).Render(ctx, templ_7745c5c3_Buffer)
+			if templ_7745c5c3_Err != nil {
+				return templ_7745c5c3_Err
+			}
+		}
 		if p.Window.Pending != nil {
 			templ_7745c5c3_Err = summaryCard(p.UI, *p.Window.Pending, true).Render(ctx, templ_7745c5c3_Buffer)
 			if templ_7745c5c3_Err != nil {
@@ -622,12 +628,6 @@ func sideColumn(p LessonPage) templ.Component {
 						return templ_7745c5c3_Err
 					}
 				}
-			}
-		}
-		for _, pn := range p.Panels {
-			templ_7745c5c3_Err = panel(p.UI, pn).Render(ctx, templ_7745c5c3_Buffer)
-			if templ_7745c5c3_Err != nil {
-				return templ_7745c5c3_Err
 			}
 		}
 		if p.Memory.Path != "" {

@@ -63,11 +63,7 @@ func reserveFor(units float64) float64 {
 func (s *Server) drawWindow(v *frameView, w *views.Window, rows []row) {
 	f, l := v.f, v.l
 	in := draw.Window{Tokens: l.Window, Height: boxHeight, Reserve: s.reserve[l.ID], GroupText: func(rs []int) string {
-		n := 0
-		for _, i := range rs {
-			n += rows[i].tokens
-		}
-		return v.ui.F("ui.group", map[string]string{"n": itoa(len(rs)), "size": sizeOf(l.Lesson, n)})
+		return groupText(v, rows, rs)
 	}}
 	for i := range rows {
 		in.Rows = append(in.Rows, s.drawRow(v, rows[i], w.Rows[i]))
@@ -99,6 +95,24 @@ func (s *Server) drawWindow(v *frameView, w *views.Window, rows []row) {
 		w.Crossing = true
 		w.Excess = &views.Band{Top: d.Lines[0].Y, Bottom: min(d.Stack, d.Height)}
 	}
+}
+
+// groupText names rows labelled together: how many, of which kind when
+// they share one ("3 × stub · 0.3k"), and their size.
+func groupText(v *frameView, rows []row, rs []int) string {
+	n, kind := 0, string(rows[rs[0]].main.Kind)
+	for _, i := range rs {
+		n += rows[i].tokens
+		if string(rows[i].main.Kind) != kind {
+			kind = ""
+		}
+	}
+	args := map[string]string{"n": itoa(len(rs)), "size": sizeOf(v.l.Lesson, n)}
+	if kind != "" {
+		args["kind"] = v.ui.T("kind." + kind)
+		return v.ui.F("ui.group-kind", args)
+	}
+	return v.ui.F("ui.group", args)
 }
 
 // drawRow is what package draw needs of a row: its blocks and label.
