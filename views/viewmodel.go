@@ -117,12 +117,12 @@ type Window struct {
 	Lines          []draw.LineShape
 	Callouts       []draw.Callout
 	Marks          []draw.MarkShape
-	Bracket        *Band // the compaction range being shown
-	Cached         *Band // the prefix the prompt cache reuses
-	Overflow       *Band // the stack past the limit
-	Excess         *Band // on the step that crosses a threshold: the stack past the line
-	Crossing       bool  // this step crosses a threshold: the line is drawn loud
-	Clipped        bool  // the stack runs past the room below the box
+	Bracket        *Band  // the compaction range being shown
+	Cached         *Band  // the prefix the prompt cache reuses
+	Overflow       *Band  // the stack past the limit
+	Excess         *Band  // on the step that crosses a threshold: the stack past the line
+	Crossing       bool   // this step crosses a threshold: the line is drawn loud
+	Clipped        bool   // the stack runs past the room below the box
 	ThresholdLabel string // "92% · 46.0k"
 	Meter          string // "47.9k / 50k"
 	MeterExact     string // "47,900 / 50,000 tokens"
@@ -262,7 +262,7 @@ type Nav struct {
 	HandoutURL string // the printable handout of this policy
 	Compare    bool   // this view is a comparison
 	QuickModes []QuickMode
-	ShowQuick  bool // the quick modes are shown (the presenter view, which has no mode bar)
+	ShowQuick  bool   // the quick modes are shown (the presenter view, which has no mode bar)
 	Decisive   bool   // autoplay pauses here
 	Motion     string // "slow" where the window changes a lot (a compaction, a pass): the step animates longer
 }
@@ -303,20 +303,20 @@ type PresentPage struct {
 	Memory         MemoryPanel
 	Summary        *BlockView // the summary the step is about (the summarizer's output, or the new summary)
 	SummaryPending bool
-	Lang     string
-	UI       UI
-	Assets   Assets
-	Title    string
-	LessonID string
-	URL      string
-	StateURL string // the normal view of this state, which an audience follows
-	Window   Window
-	Compare  *CompareView
-	Kicker   string
-	Headline string
-	Changes  []string
-	Steps    StepBar
-	Nav      Nav
+	Lang           string
+	UI             UI
+	Assets         Assets
+	Title          string
+	LessonID       string
+	URL            string
+	StateURL       string // the normal view of this state, which an audience follows
+	Window         Window
+	Compare        *CompareView
+	Kicker         string
+	Headline       string
+	Changes        []string
+	Steps          StepBar
+	Nav            Nav
 }
 
 // NotesPage is the speaker-notes window: the full narration of the state and
