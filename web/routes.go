@@ -3,12 +3,14 @@ package web
 import "github.com/labstack/echo/v4"
 
 // routes is the whole URL surface of ctxsim, one line per route. Every
-// GET route answers HEAD too.
+// GET route answers HEAD too. Routes registered with own answer with bodies
+// kept in memory in each content coding: the gzip middleware passes them by.
 func (s *Server) routes(e *echo.Echo) {
 	get := func(path string, h echo.HandlerFunc) { e.GET(path, h); e.HEAD(path, h) }
+	own := func(path string, h echo.HandlerFunc) { get(path, h); s.encoded[path] = true }
 	get("/", s.index)                           // lesson list, language from cookie or Accept-Language
 	get("/healthz", s.healthz)                  // liveness for process supervisors
-	get("/static/:file", s.static)              // content-hashed CSS and JS, immutable
+	own("/static/:file", s.static)              // content-hashed CSS and JS, immutable, precompressed
 	get("/api/lessons", s.apiLessons)           // JSON [{id, title}]
 	get("/api/lessons/:id/frames", s.apiFrames) // JSON frames of a lesson under a policy (query)
 	r := s.rooms

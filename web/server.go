@@ -39,6 +39,7 @@ type Server struct {
 	page500 map[string][]byte // the 500 page per language, rendered at start-up
 	rooms   *roomService
 	log     *slog.Logger
+	encoded map[string]bool // route paths whose handlers pick their own content coding
 }
 
 type lessonSet struct {
@@ -67,7 +68,7 @@ func New(cfg Config) (*Server, error) {
 		cfg.Catalog = c
 	}
 	s := &Server{tok: cfg.Tokens, log: cfg.Log, cat: cfg.Catalog, presets: map[runKey]*sim.Replay{}, fit: map[string]int{},
-		lessons: lessonSet{byID: map[string]*scenarios.Lesson{}}}
+		lessons: lessonSet{byID: map[string]*scenarios.Lesson{}}, encoded: map[string]bool{}}
 	for _, l := range cfg.Lessons {
 		if _, dup := s.lessons.byID[l.ID]; dup {
 			return nil, fmt.Errorf("lesson %q is defined twice", l.ID)
@@ -82,6 +83,7 @@ func New(cfg Config) (*Server, error) {
 	if s.assets, err = buildAssets(s.blockIDs(), s.cat.Script()); err != nil {
 		return nil, err
 	}
+	s.assets.precompress()
 	if err := s.prerender500(); err != nil {
 		return nil, fmt.Errorf("render the 500 page: %w", err)
 	}
@@ -170,8 +172,7 @@ func (s *Server) newEcho() *echo.Echo {
 		ContentSecurityPolicy: ContentSecurityPolicy,
 	}))
 	e.Use(middleware.BodyLimit("64K"))
-	e.Use(middleware.GzipWithConfig(middleware.GzipConfig{MinLength: 1024,
-		Skipper: func(c echo.Context) bool { return isEventStream(c.Request().URL.Path) }}))
+	e.Use(s.dynamicGzip())
 	s.routes(e)
 	return e
 }
