@@ -81,12 +81,12 @@ func TestNegotiate(t *testing.T) {
 	}
 }
 
-// TestCodings asks a static asset in every coding: each
+// TestCodings asks a kept page and a static asset in every coding: each
 // names its coding, varies on Accept-Encoding, and decodes, once, to the
 // identity bytes.
 func TestCodings(t *testing.T) {
 	s := newTestServer(t)
-	for _, path := range []string{s.assets.urls.CSS, s.assets.urls.Htmx} {
+	for _, path := range []string{defaultState + "/8", defaultState + "/8/present", s.assets.urls.CSS, s.assets.urls.Htmx} {
 		plain := get(t, s, path)
 		if plain.Code != 200 || plain.Header().Get("Content-Encoding") != "" {
 			t.Fatalf("GET %s = %d, Content-Encoding %q; want 200 and none", path, plain.Code, plain.Header().Get("Content-Encoding"))
@@ -105,11 +105,14 @@ func TestCodings(t *testing.T) {
 			}
 		}
 	}
+	if body := get(t, s, defaultState+"/8").Body.String(); !strings.HasPrefix(strings.ToLower(body), "<!doctype html>") {
+		t.Errorf("identity page starts %q; want <!doctype html>", body[:min(len(body), 20)])
+	}
 }
 
 func TestETagNotModified(t *testing.T) {
 	s := newTestServer(t)
-	for _, path := range []string{s.assets.urls.JS} {
+	for _, path := range []string{defaultState + "/5", "/en", s.assets.urls.JS} {
 		tags := map[string]string{}
 		for _, accept := range []string{"", "gzip", "br"} {
 			rec := get(t, s, path, "Accept-Encoding", accept)
