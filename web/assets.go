@@ -34,7 +34,8 @@ const (
 	assetBrQuality = brotli.BestCompression
 )
 
-// precompress makes the gzip and brotli encodings of every asset.
+// precompress makes the gzip and brotli encodings of every asset, then lets
+// the compressor go: a brotli-11 writer holds ~24 MB of tables.
 func (set assetSet) precompress() {
 	zip := newCompressor(assetGzipLevel, assetBrQuality)
 	var wg sync.WaitGroup
@@ -47,6 +48,9 @@ func (set assetSet) precompress() {
 		})
 	}
 	wg.Wait()
+	for _, b := range set.byName {
+		b.zip = nil
+	}
 }
 
 func buildAssets(blockIDs []string, messages []byte) (assetSet, error) {

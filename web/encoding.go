@@ -57,8 +57,8 @@ const varyCoding = echo.HeaderAcceptEncoding
 type body struct {
 	raw   []byte
 	ctype string
-	hash  string // of raw: the base of every ETag of the body
-	zip   *compressor
+	hash  string        // of raw: the base of every ETag of the body
+	zip   *compressor   // makes the encodings not made yet; nil when all are made
 	grew  func(n int64) // told the size of each encoding made; may be nil
 	enc   [numCodings]encoded
 }
@@ -100,6 +100,9 @@ func (b *body) encoding(cd coding) ([]byte, coding) {
 	}
 	e := &b.enc[cd]
 	e.once.Do(func() {
+		if b.zip == nil {
+			return // a body whose encodings were all made up front
+		}
 		data, err := b.zip.compress(cd, b.raw)
 		if err != nil {
 			return // never happens with an in-memory buffer; identity is always correct
