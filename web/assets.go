@@ -1,42 +1,65 @@
 package web
 
 import (
+	"compress/gzip"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
 	"io/fs"
 	"mime"
-	"net/http"
 	"path"
 	"strings"
+	"sync"
 
+	"github.com/andybalholm/brotli"
 	"github.com/labstack/echo/v4"
 
 	"ctxsim/static"
 	"ctxsim/views"
 )
 
-// asset is one static file served under a content-hashed name.
-type asset struct {
-	body  []byte
-	ctype string
-	etag  string
-}
-
 // assetSet maps hashed names to files; urls are what the pages link to.
 type assetSet struct {
-	byName map[string]asset
+	byName map[string]*body
 	urls   views.Assets
 }
 
+// Static assets are compressed once, at start-up, at the best ratios:
+// they are few and immutable, and every visitor downloads them. (Brotli 11
+// saves ~1.7 KB a visitor over brotli 9 and costs ~0.2 s of start-up for
+// the files in static/, one goroutine per file.)
+const (
+	assetGzipLevel = gzip.BestCompression
+	assetBrQuality = brotli.BestCompression
+)
+
+// precompress makes the gzip and brotli encodings of every asset, then lets
+// the compressor go: a brotli-11 writer holds ~24 MB of tables.
+func (set assetSet) precompress() {
+	zip := newCompressor(assetGzipLevel, assetBrQuality)
+	var wg sync.WaitGroup
+	for _, b := range set.byName {
+		b.zip = zip
+		wg.Go(func() {
+			for _, cd := range []coding{gzipCoding, brCoding} {
+				b.encoding(b.offers(cd))
+			}
+		})
+	}
+	wg.Wait()
+	for _, b := range set.byName {
+		b.zip = nil
+	}
+}
+
 func buildAssets(messages []byte) (assetSet, error) {
-	set := assetSet{byName: map[string]asset{}}
+	set := assetSet{byName: map[string]*body{}}
 	add := func(name string, body []byte) string {
 		sum := sha256.Sum256(body)
 		h := hex.EncodeToString(sum[:])[:12]
 		ext := path.Ext(name)
 		hashed := strings.TrimSuffix(name, ext) + "." + h + ext
-		set.byName[hashed] = asset{body: body, ctype: mime.TypeByExtension(ext), etag: `"` + h + `"`}
+		set.byName[hashed] = newBody(body, mime.TypeByExtension(ext), nil)
 		return "/static/" + hashed
 	}
 	read := func(name string) ([]byte, error) {
@@ -67,15 +90,6 @@ func (s *Server) static(c echo.Context) error {
 	if !ok {
 		return notFound("static file " + quote(c.Param("file")))
 	}
-	h := c.Response().Header()
-	h.Set("Cache-Control", "public, max-age=31536000, immutable")
-	h.Set("ETag", a.etag)
-	if c.Request().Header.Get("If-None-Match") == a.etag {
-		return c.NoContent(http.StatusNotModified)
-	}
-	if c.Request().Method == http.MethodHead {
-		h.Set(echo.HeaderContentType, a.ctype)
-		return c.NoContent(http.StatusOK)
-	}
-	return c.Blob(http.StatusOK, a.ctype, a.body)
+	c.Response().Header().Set("Cache-Control", "public, max-age=31536000, immutable")
+	return writeBody(c, a, varyCoding)
 }

@@ -6,11 +6,21 @@ import (
 	"testing"
 )
 
-// benchGet measures the whole handler: routing, view model, templ render,
-// security headers (no gzip: the request does not ask for it).
+// benchGet measures the whole handler on a server that keeps no page and
+// no replay, so these numbers stay comparable with those from before the
+// caches: routing, replays of typed policies, view model, templ render,
+// security headers (no compression: the request does not ask for it).
 func benchGet(b *testing.B, path string) {
-	s := newTestServer(b)
+	s := newUncachedServer(b)
+	benchServe(b, s, path, "")
+}
+
+// benchServe measures GET path with an Accept-Encoding header on s.
+func benchServe(b *testing.B, s *Server, path, accept string) {
 	req := httptest.NewRequest(http.MethodGet, path, nil)
+	if accept != "" {
+		req.Header.Set("Accept-Encoding", accept)
+	}
 	b.ReportAllocs()
 	b.ResetTimer()
 	for b.Loop() {
@@ -46,4 +56,44 @@ func BenchmarkStatusPage(b *testing.B) {
 // BenchmarkTieredPage renders a tiered-compaction frame with its counters.
 func BenchmarkTieredPage(b *testing.B) {
 	benchGet(b, "/en/tiered-compaction/strategy-tiered.floor-on.summarizer-ok.budget-attempts.pairs-kept/12")
+}
+
+// BenchmarkStepPageCached serves the compaction frame of the default mode
+// from the page cache, brotli-encoded, as a browser asks for it over HTTPS.
+func BenchmarkStepPageCached(b *testing.B) {
+	benchServe(b, newTestServer(b), defaultState+"/8", "gzip, br")
+}
+
+// BenchmarkStepPageTypedThresholdCold measures what the first visitor of a
+// typed-threshold page waits for, with the caches on: before every
+// iteration both caches are emptied (timer stopped), so each request
+// replays its typed policies (its own and those of its mode links, each
+// once) and renders, hashes and compresses the page. Preset runs stay: every
+// server makes them at start-up. The sub-benchmarks split the cost by what
+// the request accepts: identity (render only), gzip (+ gzip -6) and
+// "gzip, br" (+ brotli -5).
+func BenchmarkStepPageTypedThresholdCold(b *testing.B) {
+	s := newServerWith(b, Config{})
+	path := "/en/context-memory/compaction-on.memory-on.threshold-73.rec-1/8"
+	for _, enc := range []struct{ name, accept string }{{"identity", ""}, {"gzip", "gzip"}, {"br", "gzip, br"}} {
+		b.Run(enc.name, func(b *testing.B) {
+			req := httptest.NewRequest(http.MethodGet, path, nil)
+			if enc.accept != "" {
+				req.Header.Set("Accept-Encoding", enc.accept)
+			}
+			b.ReportAllocs()
+			b.ResetTimer()
+			for range b.N {
+				b.StopTimer()
+				s.caches.pages.reset()
+				s.caches.replays.reset()
+				rec := httptest.NewRecorder()
+				b.StartTimer()
+				s.Handler().ServeHTTP(rec, req)
+				if rec.Code != http.StatusOK {
+					b.Fatalf("GET %s = %d", path, rec.Code)
+				}
+			}
+		})
+	}
 }

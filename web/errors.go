@@ -118,18 +118,25 @@ func (s *Server) handleError(err error, c echo.Context) {
 	if e.Code == Unavailable {
 		h.Set("Retry-After", "60")
 	}
-	if c.Request().Method == http.MethodHead {
-		_ = c.NoContent(status)
-		return
-	}
+	head := c.Request().Method == http.MethodHead // same headers as GET, no body
 	body := errorBody{Error: e.Msg, Param: e.Param, Allowed: e.Allowed}
 	path := c.Request().URL.Path
 	if isAPI(path) {
 		h.Set("Cache-Control", "no-store")
+		if head {
+			h.Set(echo.HeaderContentType, echo.MIMEApplicationJSON)
+			_ = c.NoContent(status)
+			return
+		}
 		if e.Code == NotFound && strings.HasPrefix(path, "/api/") {
 			body.Lessons = s.lessonsJSON()
 		}
 		_ = c.JSON(status, body)
+		return
+	}
+	if head {
+		h.Set(echo.HeaderContentType, echo.MIMETextHTMLCharsetUTF8)
+		_ = c.NoContent(status)
 		return
 	}
 	lang := s.langOf(c)

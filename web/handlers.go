@@ -1,8 +1,8 @@
 package web
 
 import (
-	"bytes"
 	"net/http"
+	"net/url"
 	"slices"
 
 	"github.com/a-h/templ"
@@ -13,33 +13,30 @@ import (
 	"ctxsim/views"
 )
 
-// render writes a component into a buffer first, so a failing component
-// never leaves half a page behind a 200.
-func render(c echo.Context, status int, comp templ.Component) error {
-	var buf bytes.Buffer
-	if err := comp.Render(c.Request().Context(), &buf); err != nil {
-		return err
-	}
-	c.Response().Header().Set("Vary", "Accept-Language, Cookie")
-	if c.Request().Method == http.MethodHead {
-		c.Response().Header().Set(echo.HeaderContentType, echo.MIMETextHTMLCharsetUTF8)
-		return c.NoContent(status)
-	}
-	return c.HTMLBlob(status, buf.Bytes())
-}
-
 func (s *Server) healthz(c echo.Context) error { return c.String(http.StatusOK, "ok\n") }
 
-// index lists the lessons in the visitor's language.
+// index lists the lessons in the visitor's language. /en and /ja name it;
+// "/" resolves it from the cookie or Accept-Language, so it varies on
+// those, and shares the page of the language it resolves to.
 func (s *Server) index(c echo.Context) error {
 	lang := s.langOf(c)
+	vary := varyCoding + ", Accept-Language, Cookie"
+	if c.Param("lang") != "" {
+		rememberLang(c, lang)
+		vary = varyCoding
+	}
+	return s.servePage(c, "/"+lang, vary, func() (templ.Component, error) { return s.indexView(lang) })
+}
+
+// indexView builds the lesson list in lang.
+func (s *Server) indexView(lang string) (templ.Component, error) {
 	ui := s.cat.For(lang)
 	p := views.IndexPage{Lang: lang, UI: ui, Assets: s.assets.urls,
 		AltLang: views.Link{Label: ui.T("ui.other-lang"), URL: "/" + otherLang(lang) + "/"}}
 	for _, l := range s.lessons.list {
 		r, err := s.run(l, l.DefaultPolicy())
 		if err != nil {
-			return err
+			return nil, err
 		}
 		st := State{Lang: lang, Lesson: l.ID, Policy: l.DefaultPolicy(), Step: 1}
 		intro := s.about(l, st, r, "about:intro")
@@ -48,10 +45,7 @@ func (s *Server) index(c echo.Context) error {
 			Steps: ui.F("ui.steps", map[string]string{"n": itoa(len(r.Frames))}),
 		})
 	}
-	if c.Param("lang") != "" {
-		rememberLang(c, lang)
-	}
-	return render(c, http.StatusOK, views.Index(p))
+	return views.Index(p), nil
 }
 
 // langOrLesson serves /en and /ja as the index, and sends /<lesson> to the
@@ -85,76 +79,90 @@ func (s *Server) lessonStart(c echo.Context) error {
 	return c.Redirect(http.StatusFound, LessonURL(State{Lang: lang, Lesson: l.ID, Policy: p, Step: 1}))
 }
 
-// lessonState renders one state of a lesson in any of its views: the page,
+// lessonState serves one state of a lesson in any of its views: the page,
 // the presenter view, the speaker notes, or a comparison of two policies.
 // Policy parameters given as a query (?threshold=73, from a form or a
-// hand-typed link) redirect to the canonical path.
+// hand-typed link) redirect to the canonical path. A canonical path with
+// no query is answered from the page cache without parsing it again.
 func (s *Server) lessonState(c echo.Context) error {
+	if b, ok := s.cachedPage(c); ok {
+		rememberLang(c, c.Param("lang"))
+		return writeBody(c, b, varyCoding)
+	}
 	st, l, err := s.ParseStateURL(c.Request().URL.Path)
 	if err != nil {
 		return err
 	}
+	if q := c.QueryParams(); st.Compare == nil && HasPolicyQuery(l.Lesson, q) {
+		return s.redirectQuery(c, l, st, q)
+	}
+	rememberLang(c, st.Lang)
+	return s.servePage(c, LessonURL(st), varyCoding, func() (templ.Component, error) { return s.stateView(l, st) })
+}
+
+// redirectQuery sends a state with policy parameters in its query to the
+// canonical path of that policy, at the same point of the trace.
+func (s *Server) redirectQuery(c echo.Context, l *scenarios.Lesson, st State, q url.Values) error {
 	ra, err := s.run(l, st.Policy)
 	if err != nil {
 		return err
 	}
-	if q := c.QueryParams(); st.Compare == nil && HasPolicyQuery(l.Lesson, q) {
-		np, err := ApplyQuery(l.Lesson, st.Policy, q)
-		if err != nil {
-			return err
-		}
-		to, err := s.run(l, np)
-		if err != nil {
-			return err
-		}
-		st.Policy, st.Step = np, alignStep(ra.Frames, ra.Frames[st.Step-1], to.Frames)
-		return c.Redirect(http.StatusFound, LessonURL(st))
+	np, err := ApplyQuery(l.Lesson, st.Policy, q)
+	if err != nil {
+		return err
 	}
-	rememberLang(c, st.Lang)
+	to, err := s.run(l, np)
+	if err != nil {
+		return err
+	}
+	st.Policy, st.Step = np, alignStep(ra.Frames, ra.Frames[st.Step-1], to.Frames)
+	return c.Redirect(http.StatusFound, LessonURL(st))
+}
+
+// stateView builds the page of one state in its view.
+func (s *Server) stateView(l *scenarios.Lesson, st State) (templ.Component, error) {
+	ra, err := s.run(l, st.Policy)
+	if err != nil {
+		return nil, err
+	}
 	in := pageInput{lesson: l, state: st, run: ra}
 	if st.Compare != nil {
-		return s.compareState(c, in)
+		return s.compareView(in)
 	}
 	switch st.View {
 	case ViewPresent:
 		page, err := s.presentPage(in)
-		if err != nil {
-			return err
-		}
-		return render(c, http.StatusOK, views.Present(page))
+		return views.Present(page), err
 	case ViewNotes:
 		page, err := s.notesPage(in)
-		if err != nil {
-			return err
-		}
-		return render(c, http.StatusOK, views.Notes(page))
+		return views.Notes(page), err
 	}
 	page, err := s.lessonPage(in)
-	if err != nil {
-		return err
-	}
-	return render(c, http.StatusOK, views.Lesson(page))
+	return views.Lesson(page), err
 }
 
-// compareState renders two policies side by side at one position of their
+// compareView builds two policies side by side at one position of their
 // aligned timeline.
-func (s *Server) compareState(c echo.Context, in pageInput) error {
+func (s *Server) compareView(in pageInput) (templ.Component, error) {
 	rb, err := s.run(in.lesson, *in.state.Compare)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	cp, pp, err := s.comparePage(in, rb)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if pp != nil {
-		return render(c, http.StatusOK, views.Present(*pp))
+		return views.Present(*pp), nil
 	}
-	return render(c, http.StatusOK, views.Compare(cp))
+	return views.Compare(cp), nil
 }
 
-// handout renders the printable handout of a lesson under one policy.
+// handout serves the printable handout of a lesson under one policy.
 func (s *Server) handout(c echo.Context) error {
+	if b, ok := s.cachedPage(c); ok {
+		return writeBody(c, b, varyCoding)
+	}
 	lang, l, err := s.langAndLesson(c.Param("lang"), c.Param("lesson"))
 	if err != nil {
 		return err
@@ -163,11 +171,14 @@ func (s *Server) handout(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	r, err := s.run(l, p)
-	if err != nil {
-		return err
-	}
-	return render(c, http.StatusOK, views.Handout(s.handoutPage(pageInput{lesson: l, state: State{Lang: lang, Lesson: l.ID, Policy: p, Step: 1}, run: r})))
+	st := State{Lang: lang, Lesson: l.ID, Policy: p, Step: 1}
+	return s.servePage(c, handoutURL(st), varyCoding, func() (templ.Component, error) {
+		r, err := s.run(l, p)
+		if err != nil {
+			return nil, err
+		}
+		return views.Handout(s.handoutPage(pageInput{lesson: l, state: st, run: r})), nil
+	})
 }
 
 // pageInput is what the page builders need: a lesson, a state and the run

@@ -24,10 +24,17 @@ type Config struct {
 	Log     *slog.Logger
 	Catalog *catalog.Catalog // the page's words; the built-in catalog when nil
 	Rooms   RoomStore        // where rooms live; in memory when nil
+
+	// PageCacheBytes bounds the rendered pages kept in memory, with their
+	// compressed encodings: 64 MiB when 0, nothing kept when negative.
+	PageCacheBytes int64
+	// ReplayCacheRuns bounds how many replays of non-preset policies are
+	// kept (preset runs are always kept): 256 when 0, none when negative.
+	ReplayCacheRuns int
 }
 
-// Server serves the lessons. It is immutable after New and safe for
-// concurrent use.
+// Server serves the lessons. It is safe for concurrent use; after New only
+// its bounded caches change.
 type Server struct {
 	echo    *echo.Echo
 	lessons lessonSet
@@ -39,6 +46,8 @@ type Server struct {
 	page500 map[string][]byte // the 500 page per language, rendered at start-up
 	rooms   *roomService
 	log     *slog.Logger
+	caches  *caches         // rendered pages and typed-policy replays (pagecache.go)
+	encoded map[string]bool // route paths whose handlers pick their own content coding
 }
 
 type lessonSet struct {
@@ -67,7 +76,7 @@ func New(cfg Config) (*Server, error) {
 		cfg.Catalog = c
 	}
 	s := &Server{tok: cfg.Tokens, log: cfg.Log, cat: cfg.Catalog, presets: map[runKey]*sim.Replay{}, reserve: map[string]float64{},
-		lessons: lessonSet{byID: map[string]*scenarios.Lesson{}}}
+		lessons: lessonSet{byID: map[string]*scenarios.Lesson{}}, caches: newCaches(cfg), encoded: map[string]bool{}}
 	for _, l := range cfg.Lessons {
 		if _, dup := s.lessons.byID[l.ID]; dup {
 			return nil, fmt.Errorf("lesson %q is defined twice", l.ID)
@@ -82,6 +91,7 @@ func New(cfg Config) (*Server, error) {
 	if s.assets, err = buildAssets(s.cat.Script()); err != nil {
 		return nil, err
 	}
+	s.assets.precompress()
 	if err := s.prerender500(); err != nil {
 		return nil, fmt.Errorf("render the 500 page: %w", err)
 	}
@@ -129,12 +139,20 @@ func (s *Server) warm(f sim.Frame) {
 }
 
 // run returns l replayed under p: from the start-up runs for preset
-// policies, computed now for any other.
+// policies, else from the replay cache, computed on a miss. A page of a
+// typed policy asks for its run several times and for one run per mode
+// link; replays are immutable, so they are shared.
 func (s *Server) run(l *scenarios.Lesson, p sim.Policy) (*sim.Replay, error) {
 	if r, ok := s.presets[runKey{l.ID, p}]; ok {
 		return r, nil
 	}
-	return sim.Run(l.Lesson, p, s.tok)
+	return s.caches.replays.getOrMake(l.ID+"/"+p.String(), func() (*sim.Replay, int64, error) {
+		r, err := sim.Run(l.Lesson, p, s.tok)
+		if err != nil {
+			return nil, 0, fmt.Errorf("run lesson %s under %s: %w", l.ID, p, err)
+		}
+		return r, 1, nil
+	})
 }
 
 func (s *Server) newEcho() *echo.Echo {
@@ -153,8 +171,7 @@ func (s *Server) newEcho() *echo.Echo {
 		ContentSecurityPolicy: ContentSecurityPolicy,
 	}))
 	e.Use(middleware.BodyLimit("64K"))
-	e.Use(middleware.GzipWithConfig(middleware.GzipConfig{MinLength: 1024,
-		Skipper: func(c echo.Context) bool { return isEventStream(c.Request().URL.Path) }}))
+	e.Use(s.dynamicGzip())
 	s.routes(e)
 	return e
 }

@@ -1,0 +1,110 @@
+package web
+
+import (
+	"encoding/json"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+)
+
+// TestHeadOnEveryGetRoute walks the route table: every GET route has
+// examples here (a new route fails until it gets one), and for each, in
+// every coding, HEAD answers what GET answers, with no body. It goes over a
+// real connection, so HEAD is what net/http makes of it.
+func TestHeadOnEveryGetRoute(t *testing.T) {
+	s := newTestServer(t)
+	ts := startHTTP(t, s)
+	code := openRoomOver(t, ts.URL)
+	vs := defaultState + "/vs/compaction-off.memory-on.threshold-92.rec-1"
+	examples := map[string][]string{
+		"/":                                  {"/"},
+		"/healthz":                           {"/healthz"},
+		"/static/:file":                      {s.assets.urls.CSS, s.assets.urls.Icon, "/static/nope.css"},
+		"/api/lessons":                       {"/api/lessons"},
+		"/api/lessons/:id/frames":            {"/api/lessons/context-memory/frames", "/api/lessons/nope/frames"},
+		"/rooms/:code":                       {"/rooms/" + code, "/rooms/ZZZZZZ"},
+		"/join/:code":                        {"/join/" + code},
+		"/:lang":                             {"/en", "/ja", "/context-memory", "/nope"},
+		"/:lang/":                            {"/en/"},
+		"/:lang/:lesson":                     {"/en/context-memory"},
+		"/:lang/:lesson/:policy":             {defaultState},
+		"/:lang/:lesson/:policy/handout":     {defaultState + "/handout"},
+		"/:lang/:lesson/:policy/:step":       {defaultState + "/8", "/en/context-memory/compaction-on.memory-on.threshold-73.rec-1/8", defaultState + "/8?threshold=50", defaultState + "/99"},
+		"/:lang/:lesson/:policy/:step/:view": {defaultState + "/8/present", defaultState + "/8/notes"},
+		"/:lang/:lesson/:policy/vs/:b/:step": {vs + "/8"},
+		"/:lang/:lesson/:policy/vs/:b/:step/:view": {vs + "/8/present"},
+	}
+	// The event stream is GET only: a HEAD would hold the connection open.
+	const stream = "/rooms/:code/events"
+	client := &http.Client{
+		Transport:     &http.Transport{DisableCompression: true}, // we set Accept-Encoding and read the raw bytes
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+	}
+	for _, r := range s.echo.Routes() {
+		if r.Method != http.MethodGet || r.Path == stream {
+			continue
+		}
+		urls, ok := examples[r.Path]
+		if !ok {
+			t.Errorf("GET route %s has no example in this test", r.Path)
+			continue
+		}
+		for _, u := range urls {
+			for _, accept := range []string{"", "gzip", "gzip, br"} {
+				g, gb := fetch(t, client, http.MethodGet, ts.URL+u, accept)
+				h, hb := fetch(t, client, http.MethodHead, ts.URL+u, accept)
+				if h.StatusCode != g.StatusCode {
+					t.Errorf("HEAD %s (%q) = %d; GET = %d", u, accept, h.StatusCode, g.StatusCode)
+				}
+				if len(hb) != 0 {
+					t.Errorf("HEAD %s (%q) has %d bytes of body", u, accept, len(hb))
+				}
+				if g.StatusCode == 200 && len(gb) == 0 {
+					t.Errorf("GET %s (%q) = 200 with no body", u, accept)
+				}
+				for _, k := range []string{"Content-Type", "Content-Encoding", "ETag", "Vary", "Location", "Cache-Control"} {
+					if h.Header.Get(k) != g.Header.Get(k) {
+						t.Errorf("HEAD %s (%q) %s = %q; GET has %q", u, accept, k, h.Header.Get(k), g.Header.Get(k))
+					}
+				}
+			}
+		}
+	}
+}
+
+func fetch(t *testing.T, client *http.Client, method, url, accept string) (*http.Response, []byte) {
+	t.Helper()
+	req, err := http.NewRequest(method, url, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if accept != "" {
+		req.Header.Set("Accept-Encoding", accept)
+	}
+	resp, err := client.Do(req)
+	if err != nil {
+		t.Fatalf("%s %s: %v", method, url, err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatalf("%s %s: read: %v", method, url, err)
+	}
+	return resp, b
+}
+
+// openRoomOver opens a room on the server at base and returns its code.
+func openRoomOver(t *testing.T, base string) string {
+	t.Helper()
+	resp, err := http.Post(base+"/rooms", "application/json", strings.NewReader(`{"state":"`+defaultState+`/2"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var room roomJSON
+	if err := json.NewDecoder(resp.Body).Decode(&room); err != nil || resp.StatusCode != http.StatusCreated {
+		t.Fatalf("POST /rooms = %d, %v", resp.StatusCode, err)
+	}
+	return room.Code
+}
