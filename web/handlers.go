@@ -1,9 +1,11 @@
 package web
 
 import (
+	"fmt"
 	"net/http"
 	"net/url"
 	"slices"
+	"strings"
 
 	"github.com/a-h/templ"
 	"github.com/labstack/echo/v4"
@@ -93,11 +95,37 @@ func (s *Server) lessonState(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	if q := c.QueryParams(); st.Compare == nil && HasPolicyQuery(l.Lesson, q) {
+	if q := c.QueryParams(); q.Has("step") {
+		return s.redirectStep(c, l, st, q["step"])
+	} else if st.Compare == nil && HasPolicyQuery(l.Lesson, q) {
 		return s.redirectQuery(c, l, st, q)
 	}
 	rememberLang(c, st.Lang)
 	return s.servePage(c, LessonURL(st), varyCoding, func() (templ.Component, error) { return s.stateView(l, st) })
+}
+
+// redirectStep sends ?step=N (the step bar's jump field) to step N of the
+// same state.
+func (s *Server) redirectStep(c echo.Context, l *scenarios.Lesson, st State, v []string) error {
+	ra, err := s.run(l, st.Policy)
+	if err != nil {
+		return err
+	}
+	n := len(ra.Frames)
+	if st.Compare != nil {
+		rb, err := s.run(l, *st.Compare)
+		if err != nil {
+			return err
+		}
+		n = len(alignRuns(ra.Frames, rb.Frames))
+	}
+	if len(v) != 1 {
+		return badParam("step", fmt.Sprintf("an integer from 1 to %d", n))
+	}
+	if st.Step, err = ParseStep(strings.TrimSpace(v[0]), n); err != nil {
+		return err
+	}
+	return c.Redirect(http.StatusFound, LessonURL(st))
 }
 
 // redirectQuery sends a state with policy parameters in its query to the

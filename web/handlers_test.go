@@ -2,9 +2,11 @@ package web
 
 import (
 	"encoding/json"
+	"html"
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -52,6 +54,8 @@ func TestRoutes(t *testing.T) {
 		{"state ja", "/ja/context-memory/compaction-on.memory-on.threshold-92.rec-1/1", nil, 200, "", []string{`lang="ja"`, "ステップ 1 / 14"}},
 		{"overflow state", "/en/context-memory/compaction-off.memory-on.threshold-92.rec-1/8", nil, 200, "", []string{"53.5k / 50k", "context_length_exceeded", `data-testid="overflow"`}},
 		{"custom threshold", "/en/context-memory/compaction-on.memory-on.threshold-96.rec-1/9", nil, 200, "", []string{"mechanical excerpt"}},
+		{"jump to a step", defaultState + "/4?step=11", nil, 302, defaultState + "/11", nil},
+		{"jump to a step of a comparison", "/en/context-memory/" + cmPolicy + "/vs/" + cmOverflow + "/2?step=9", nil, 302, "/en/context-memory/" + cmPolicy + "/vs/" + cmOverflow + "/9", nil},
 		{"healthz", "/healthz", nil, 200, "", []string{"ok"}},
 		{"api lessons", "/api/lessons", nil, 200, "", []string{`"id":"context-memory"`, `"title":`}},
 	}
@@ -73,6 +77,35 @@ func TestRoutes(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestTypedThresholdModeLinks: on a page with a typed threshold, a mode
+// option whose policy is a preset links to its canonical URL at the same
+// point of the trace; one whose policy is not links to this state with the
+// parameter as a query, which redirects to the same point of the trace.
+func TestTypedThresholdModeLinks(t *testing.T) {
+	s := newTestServer(t)
+	page := "/en/context-memory/compaction-on.memory-on.threshold-73.rec-1/8"
+	body := get(t, s, page).Body.String()
+	href := func(testid string) string {
+		m := regexp.MustCompile(`href="([^"]+)"[^>]*data-testid="` + testid + `"`).FindStringSubmatch(body)
+		if m == nil {
+			t.Fatalf("%s: no %s link", page, testid)
+		}
+		return html.UnescapeString(m[1])
+	}
+	if got := href("mode-threshold-92"); !strings.HasPrefix(got, "/en/context-memory/compaction-on.memory-on.threshold-92.rec-1/") {
+		t.Errorf("threshold 92 (a preset) links to %q; want its canonical URL", got)
+	}
+	off := href("mode-compaction-off")
+	if off != page+"?compaction=off" {
+		t.Fatalf("compaction off (not a preset at 73%%) links to %q; want %s?compaction=off", off, page)
+	}
+	rec := get(t, s, off)
+	want := "/en/context-memory/compaction-off.memory-on.threshold-73.rec-1/"
+	if rec.Code != http.StatusFound || !strings.HasPrefix(rec.Header().Get("Location"), want) {
+		t.Errorf("GET %s = %d → %q; want 302 to %s…", off, rec.Code, rec.Header().Get("Location"), want)
 	}
 }
 
@@ -103,6 +136,9 @@ func TestBadInput(t *testing.T) {
 		{"page step 99", defaultState + "/99", 400, "step", "1 to 14"},
 		{"page step abc", defaultState + "/abc", 400, "step", "1 to 14"},
 		{"page query threshold abc", defaultState + "/1?threshold=abc", 400, "threshold", "1 to 100"},
+		{"jump past the end", defaultState + "/1?step=15", 400, "step", "1 to 14"},
+		{"jump to nothing", defaultState + "/1?step=", 400, "step", "1 to 14"},
+		{"jump twice", defaultState + "/1?step=2&step=3", 400, "step", "1 to 14"},
 		{"unknown lesson", "/en/nope", 404, "", "context-memory"},
 		{"unknown lesson state", "/en/nope/compaction-on.memory-on.threshold-92.rec-1/1", 404, "", "context-memory"},
 		{"unknown language", "/xx/context-memory", 404, "", "context-memory"},

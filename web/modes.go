@@ -1,6 +1,7 @@
 package web
 
 import (
+	"net/url"
 	"slices"
 
 	"ctxsim/sim"
@@ -26,19 +27,40 @@ func (s *Server) modes(in pageInput) ([]views.ModeGroup, error) {
 			if err != nil {
 				return nil, err
 			}
-			r, err := s.run(l, p)
+			u, err := s.modeURL(in, cur, p, pr.Name, v)
 			if err != nil {
 				return nil, err
 			}
-			to := st
-			to.Policy, to.Step = p, alignStep(in.run.Frames, cur, r.Frames)
 			mg.Options = append(mg.Options, views.ModeOption{
-				Value: v, Label: valueLabel(ui, pr, v), URL: LessonURL(to), Active: p == st.Policy,
+				Value: v, Label: valueLabel(ui, pr, v), URL: u, Active: p == st.Policy,
 			})
 		}
 		out = append(out, mg)
 	}
 	return out, nil
+}
+
+// modeURL links a mode option: the canonical URL of policy p at the point
+// of the trace the page shows. A preset policy's run is at hand (run at
+// start-up), so the link is computed; any other (a typed threshold) links
+// to this state with the one parameter as a query, which redirects to the
+// same point of the trace when clicked: a page with a typed threshold then
+// replays only its own policy, not every option's.
+func (s *Server) modeURL(in pageInput, cur sim.Frame, p sim.Policy, name, value string) (string, error) {
+	st := in.state
+	if p == st.Policy || !in.lesson.IsPreset(p) {
+		if p == st.Policy {
+			return LessonURL(st), nil
+		}
+		return LessonURL(st) + "?" + url.Values{name: {value}}.Encode(), nil
+	}
+	r, err := s.run(in.lesson, p)
+	if err != nil {
+		return "", err
+	}
+	to := st
+	to.Policy, to.Step = p, alignStep(in.run.Frames, cur, r.Frames)
+	return LessonURL(to), nil
 }
 
 // valueLabel is the label of one value of a parameter: its catalog word
