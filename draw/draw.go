@@ -237,9 +237,7 @@ func (d *Drawing) labelInside(i int, r Row) {
 		in.Role.Y = base
 	}
 	rs.Inside = &in
-	if len(r.Blocks) == 1 {
-		rs.Excerpt = d.excerpt(rs, base, r.Excerpt)
-	}
+	rs.Excerpt = d.excerpt(rs, base, r.Excerpt)
 }
 
 // baseline finds where a row's label sits: centred on a short row, at the
@@ -273,9 +271,10 @@ func (d *Drawing) crossed(top, bottom float64) bool {
 }
 
 // insideLabel fits a label on the column's width. The role stays while it
-// can (it is what tells a block apart without its colour): all of the
-// label, else fewer badges, else the role without badges, and only then
-// without the role; a name is cut last, never below minNameRunes.
+// can (it is what tells a block apart without its colour), then the major
+// badges (a tier, a re-read: what a step is about), cutting the name to
+// keep them as long as keepRunes of it remain; only then the role goes. A
+// name is never cut below minNameRunes.
 func insideLabel(l Label) (Inside, bool) {
 	major := slices.DeleteFunc(slices.Clone(l.Badges), func(b Badge) bool { return b.Minor })
 	tries := []struct {
@@ -283,9 +282,9 @@ func insideLabel(l Label) (Inside, bool) {
 		badges []Badge
 		cut    bool
 	}{
-		{true, l.Badges, false}, {true, major, false}, {true, nil, false},
-		{false, l.Badges, false}, {false, major, false}, {false, nil, false},
-		{true, major, true}, {true, nil, true}, {false, major, true}, {false, nil, true},
+		{true, l.Badges, false}, {true, major, false}, {true, major, true},
+		{true, nil, false}, {true, nil, true},
+		{false, major, false}, {false, major, true}, {false, nil, false}, {false, nil, true},
 	}
 	for i, t := range tries {
 		in, ok := tryInside(l, t.role, t.badges, t.cut)

@@ -127,9 +127,7 @@ func (s *Server) drawRow(v *frameView, r row, rv views.RowView) draw.Row {
 	for _, bd := range rv.Badges {
 		dr.Label.Badges = append(dr.Label.Badges, draw.Badge{Text: bd.Text, Tone: bd.Tone, Minor: bd.Minor})
 	}
-	if r.call == nil {
-		dr.Excerpt = excerptOf(r.main.Content)
-	}
+	dr.Excerpt = excerptOf(r.main.Content) // a result's text, under its call
 	return dr
 }
 
