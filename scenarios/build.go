@@ -1,7 +1,10 @@
 package scenarios
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
+	"maps"
 	"regexp"
 	"slices"
 	"strconv"
@@ -36,6 +39,7 @@ type builder struct {
 	counted   bool
 	workspace []sim.WorkspaceFile // the workspace's files, read before the trace
 	writes    []string            // files a write call creates
+	origin    string              // where the trace's texts come from: authored, or recorded
 }
 
 // fileReader reads another file of the lesson directory.
@@ -51,7 +55,10 @@ func (b *builder) fail(path, format string, args ...any) {
 }
 
 func buildLesson(f *yamlFile, raw *rawLesson, files fileReader) (*sim.Lesson, error) {
-	b := &builder{f: f, files: files, ids: map[string]string{"system": "system"}, paths: map[string]string{}}
+	b := &builder{f: f, files: files, ids: map[string]string{"system": "system"}, paths: map[string]string{}, origin: sim.OriginAuthored}
+	if raw.Recorded != nil {
+		b.origin = sim.OriginRecorded
+	}
 	l := &sim.Lesson{ID: raw.ID, Order: raw.Order, Title: raw.Title, Source: raw.Source, Window: raw.Window}
 	b.header(raw, l)
 	if b.err != nil {
@@ -129,7 +136,7 @@ func (b *builder) facts(raw []rawFact) []sim.Fact {
 
 func (b *builder) system(rm rawMessage) sim.Message {
 	m := sim.Message{ID: "system", Role: sim.RoleSystem, Kind: sim.KindPrompt, Label: rm.Label, Content: rm.Content,
-		Tokens: rm.Tokens, Origin: sim.OriginAuthored}
+		Tokens: rm.Tokens, Origin: b.origin}
 	b.size("system", rm.Tokens)
 	if rm.Content == "" {
 		b.fail("system.content", "is required")
@@ -147,7 +154,15 @@ func (b *builder) size(path string, tokens int) {
 	}
 }
 
-var stepTypes = []sim.StepType{sim.StepSessionStart, sim.StepSessionEnd, sim.StepRemember, sim.StepMessages, sim.StepBranch}
+var stepTypes = []sim.StepType{sim.StepSessionStart, sim.StepSessionEnd, sim.StepRemember, sim.StepMessages, sim.StepBranch, sim.StepCompact}
+
+// usageOf is a message's recorded usage (nil when the trace has none).
+func usageOf(r *rawUsage) *sim.Usage {
+	if r == nil {
+		return nil
+	}
+	return &sim.Usage{Input: r.Input, CacheRead: r.CacheRead, CacheCreation: r.CacheCreation, Output: r.Output}
+}
 
 func (b *builder) trace(raw []rawStep, facts []sim.Fact) []sim.Step {
 	if len(raw) == 0 {
@@ -158,7 +173,7 @@ func (b *builder) trace(raw []rawStep, facts []sim.Fact) []sim.Step {
 	for i, rs := range raw {
 		path := fmt.Sprintf("trace[%d]", i)
 		st := sim.Step{ID: rs.Step, Type: sim.StepType(rs.Type), Line: rs.Line, Tokens: rs.Tokens, Time: rs.Time,
-			Decision: rs.Decision, ShowRequest: rs.Show == "request"}
+			Decision: rs.Decision, ShowRequest: rs.Show == "request", Card: rs.Card}
 		if st.Type == "" {
 			st.Type = sim.StepMessages
 			if rs.Branch != nil {
@@ -192,6 +207,10 @@ func (b *builder) stepBody(path string, rs rawStep, st *sim.Step, facts []sim.Fa
 		}
 		if rs.Tokens < 0 || (!b.counted && rs.Tokens == 0) {
 			b.fail(path+".tokens", "must be the positive size the line adds to the injected copy")
+		}
+	case sim.StepCompact:
+		if rs.Card == "" {
+			b.fail(path+".card", "is required: the card of the summary the recorded session compacted to")
 		}
 	case sim.StepMessages:
 		st.Messages = b.messages(path+".messages", rs.Messages, facts)
@@ -252,7 +271,7 @@ var kinds = []sim.Kind{sim.KindText, sim.KindToolCall, sim.KindToolResult}
 
 func (b *builder) message(path string, rm rawMessage, facts []sim.Fact) sim.Message {
 	m := sim.Message{ID: rm.ID, Role: sim.Role(rm.Role), Kind: sim.Kind(rm.Kind), Label: rm.Label, Tokens: rm.Tokens,
-		Content: rm.Content, Origin: sim.OriginAuthored}
+		Content: rm.Content, Origin: b.origin, Usage: usageOf(rm.Usage)}
 	b.size(path, rm.Tokens)
 	b.checkID(path+".id", rm.ID)
 	b.paths[rm.ID] = path
@@ -323,9 +342,10 @@ func (b *builder) call(p string, rc *rawCall) []sim.Message {
 	case !toolUseID.MatchString(rc.ID) || strings.HasPrefix(rc.ID, "toolu_rr"):
 		b.fail(p+".id", "must be a tool_use id matching %s (toolu_rr… is kept for re-reads), got %q", toolUseID, rc.ID)
 	}
-	call := sim.Message{ID: "call-" + rc.ID, Role: sim.RoleAssistant, Kind: sim.KindToolCall, Tool: rc.Tool, ToolUseID: rc.ID, Origin: sim.OriginAuthored}
+	call := sim.Message{ID: "call-" + rc.ID, Role: sim.RoleAssistant, Kind: sim.KindToolCall, Tool: rc.Tool, ToolUseID: rc.ID,
+		Origin: b.origin, Usage: usageOf(rc.Usage)}
 	res := sim.Message{ID: "result-" + rc.ID, Role: sim.RoleTool, Kind: sim.KindToolResult, Tool: rc.Tool, ToolUseID: rc.ID,
-		Summary: rc.Summary, Origin: sim.OriginAuthored}
+		Summary: rc.Summary, Origin: b.origin}
 	for _, id := range []string{call.ID, res.ID} {
 		if prev, ok := b.ids[id]; ok {
 			b.fail(p+".id", "%q is already used at %s", rc.ID, prev)
@@ -358,6 +378,10 @@ func (b *builder) call(p string, rc *rawCall) []sim.Message {
 		args = b.argsOf(p+".args", &rc.Args)
 		res.Content, res.Origin = b.result(p+".result", &rc.Result)
 	}
+	raw := ""
+	if rc.ArgsJSON != "" {
+		raw, args = b.argsJSON(p+".args_json", rc.ArgsJSON, rc.Args.Kind != 0)
+	}
 	if res.Op != nil {
 		if rc.Args.Kind != 0 {
 			b.fail(p+".args", "is derived for read, write and edit calls; remove it")
@@ -367,6 +391,9 @@ func (b *builder) call(p string, rc *rawCall) []sim.Message {
 		b.opPaths = append(b.opPaths, p)
 	}
 	call.Args = sim.JSONArgs(args)
+	if raw != "" {
+		call.Args = raw
+	}
 	call.Content = fmt.Sprintf("%s(%s)", rc.Tool, call.Args)
 	call.Label = rc.Label
 	if call.Label == nil {
@@ -386,6 +413,30 @@ func (b *builder) writeText(p, path string) string {
 	}
 	b.fail(p, "names %q, which is not among the workspace's files", path)
 	return ""
+}
+
+// argsJSON reads a call's arguments given as a JSON object: the compact
+// text, and its top-level strings (to name the call).
+func (b *builder) argsJSON(p, text string, both bool) (string, [][2]any) {
+	if both {
+		b.fail(p, "give args or args_json, not both")
+	}
+	var m map[string]any
+	if err := json.Unmarshal([]byte(text), &m); err != nil {
+		b.fail(p, "must be a JSON object: %v", err)
+		return "", nil
+	}
+	var buf bytes.Buffer
+	if err := json.Compact(&buf, []byte(text)); err != nil {
+		b.fail(p, "must be a JSON object: %v", err)
+	}
+	var args [][2]any
+	for _, k := range slices.Sorted(maps.Keys(m)) {
+		if v, ok := m[k].(string); ok {
+			args = append(args, [2]any{k, v})
+		}
+	}
+	return buf.String(), args
 }
 
 // argsOf reads a call's arguments: a mapping of scalars, kept in order.
@@ -428,7 +479,7 @@ func (b *builder) result(p string, n *yaml.Node) (string, string) {
 		if n.Value == "" {
 			b.fail(p, "must not be empty")
 		}
-		return n.Value, sim.OriginAuthored
+		return n.Value, b.origin
 	}
 	if n.Kind != yaml.MappingNode {
 		b.fail(p, "must be a text or a mapping with text, or file (and gen, chars)")
@@ -463,7 +514,7 @@ func (b *builder) result(p string, n *yaml.Node) (string, string) {
 	case text != "" && gen:
 		b.fail(p+".gen", "is for generated results (file)")
 	}
-	origin := sim.OriginAuthored
+	origin := b.origin
 	if file != "" {
 		data, err := b.files.read(file)
 		if err != nil {

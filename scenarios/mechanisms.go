@@ -24,6 +24,8 @@ func (b *builder) mechanisms(raw *rawLesson, l *sim.Lesson) {
 		"workspace":    func() sim.Mechanism { return b.workspaceMechanism(l) },
 		"pairs":        func() sim.Mechanism { return sim.Pairs{} },
 		"prompt_cache": func() sim.Mechanism { return b.promptCache(rm.PromptCache) },
+		"limit":        func() sim.Mechanism { return b.limit(rm.Limit, l) },
+		"usage":        func() sim.Mechanism { return sim.ProviderUsage{} },
 	}
 	for _, name := range b.f.keys("mechanisms") {
 		l.Mechanisms = append(l.Mechanisms, build[name]())
@@ -38,6 +40,43 @@ func (b *builder) mechanisms(raw *rawLesson, l *sim.Lesson) {
 	if _, ok := l.Mechanism("workspace"); !ok && len(b.ops) > 0 {
 		b.fail(b.opPaths[0], "a read, write or edit needs the workspace mechanism")
 	}
+	b.checkCompactSteps(l)
+}
+
+// checkCompactSteps requires a recorded compaction mechanism for compact
+// steps, and a card of it for each.
+func (b *builder) checkCompactSteps(l *sim.Lesson) {
+	m, ok := l.Mechanism("compaction")
+	c, _ := m.(sim.Compaction)
+	for i, st := range l.Trace {
+		if st.Type != sim.StepCompact {
+			continue
+		}
+		p := fmt.Sprintf("trace[%d]", i)
+		if !ok || !c.Recorded {
+			b.fail(p+".type", "a compact step needs the compaction mechanism with recorded: true")
+			return
+		}
+		if !slices.ContainsFunc(c.Cards, func(cd sim.Card) bool { return cd.ID == st.Card }) {
+			b.fail(p+".card", "names no card of mechanisms.compaction.cards, got %q", st.Card)
+		}
+	}
+}
+
+// limit offers window sizes: the first is the default, the largest the
+// lesson's window (the box the page draws).
+func (b *builder) limit(r *rawLimit, l *sim.Lesson) sim.Mechanism {
+	const p = "mechanisms.limit.sizes"
+	if len(r.Sizes) == 0 {
+		b.fail(p, "needs at least one window size in tokens")
+		return sim.Limit{Sizes: []int{l.Window}}
+	}
+	for i, n := range r.Sizes {
+		if n <= 0 || n > l.Window {
+			b.fail(fmt.Sprintf("%s[%d]", p, i), "must be a positive size no larger than the window (%d), got %d", l.Window, n)
+		}
+	}
+	return sim.Limit{Sizes: r.Sizes}
 }
 
 func (b *builder) memory(r *rawMemory) sim.Mechanism {
@@ -66,7 +105,7 @@ func (b *builder) compaction(r *rawCompaction, l *sim.Lesson) sim.Mechanism {
 	if len(presets) == 0 {
 		presets = []int{r.Threshold}
 	}
-	c := sim.Compaction{Threshold: r.Threshold, Presets: presets, Tail: r.Tail}
+	c := sim.Compaction{Threshold: r.Threshold, Presets: presets, Tail: r.Tail, Recorded: r.Recorded, Loss: r.Loss}
 	if r.Cards != "" {
 		c.Cards, c.Versions = b.cards(p+".cards", r.Cards, l)
 	}
@@ -199,10 +238,10 @@ func (b *builder) tiered(r *rawTiered, l *sim.Lesson) sim.Mechanism {
 	case len(rr.FloorTools) == 0:
 		b.fail(p+".rules.floor_tools", "is required")
 	}
-	if b.err == nil {
+	if b.err == nil && !r.Optional {
 		b.checkSummaries(rules, l)
 	}
-	return sim.Tiered{Pressure: r.Pressure, Rules: rules, SummaryProvenance: r.SummaryProvenance}
+	return sim.Tiered{Pressure: r.Pressure, Rules: rules, SummaryProvenance: r.SummaryProvenance, Optional: r.Optional}
 }
 
 // checkSummaries requires a Tier 2 summary exactly for the results a pass

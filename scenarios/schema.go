@@ -32,6 +32,20 @@ type rawLesson struct {
 	// Generate is read by tools/gentrace only: what it needs to generate
 	// result texts (the loader reads the files it wrote).
 	Generate yaml.Node `yaml:"generate"`
+	// Recorded says the trace is a real session's record (an imported
+	// session): its texts are recorded, not written for the lesson.
+	Recorded *rawRecording `yaml:"recorded"`
+}
+
+// rawRecording is where an imported session comes from.
+type rawRecording struct {
+	File     string `yaml:"file"`
+	Format   string `yaml:"format"`
+	Model    string `yaml:"model"`
+	Started  string `yaml:"started"`
+	Ended    string `yaml:"ended"`
+	Imported string `yaml:"imported"`
+	Redacted string `yaml:"redacted"`
 }
 
 // rawMechanisms holds each mechanism's configuration; the order of the
@@ -46,6 +60,13 @@ type rawMechanisms struct {
 	Workspace   *rawWorkspace   `yaml:"workspace"`
 	Pairs       *struct{}       `yaml:"pairs"`
 	PromptCache *rawPromptCache `yaml:"prompt_cache"`
+	Limit       *rawLimit       `yaml:"limit"`
+	Usage       *struct{}       `yaml:"usage"`
+}
+
+// rawLimit offers window sizes as a policy parameter, the default first.
+type rawLimit struct {
+	Sizes []int `yaml:"sizes"`
 }
 
 type rawMemory struct {
@@ -58,7 +79,9 @@ type rawCompaction struct {
 	Threshold int    `yaml:"threshold"`
 	Presets   []int  `yaml:"presets"`
 	Tail      int    `yaml:"tail"`
-	Cards     string `yaml:"cards"` // a file of the lesson directory
+	Cards     string `yaml:"cards"`    // a file of the lesson directory
+	Recorded  bool   `yaml:"recorded"` // the trace marks where a recorded session compacted (compact steps)
+	Loss      bool   `yaml:"loss"`     // summary frames list what of the range the summary keeps
 }
 
 type rawConstraint struct {
@@ -80,6 +103,7 @@ type rawTiered struct {
 	Pressure          int          `yaml:"pressure"`
 	Rules             rawTierRules `yaml:"rules"`
 	SummaryProvenance sim.Text     `yaml:"summary_provenance"`
+	Optional          bool         `yaml:"optional"` // strategy "off" offered (the default); results need no summaries
 }
 
 type rawTierRules struct {
@@ -131,6 +155,7 @@ type rawStep struct {
 	Line     string       `yaml:"line"`
 	Tokens   int          `yaml:"tokens"`
 	Branch   *rawBranch   `yaml:"branch"`
+	Card     string       `yaml:"card"` // compact: the card of the recorded summary
 }
 
 type rawBranch struct {
@@ -149,6 +174,16 @@ type rawMessage struct {
 	Content string     `yaml:"content"`
 	Answer  *rawAnswer `yaml:"answer"`
 	Call    *rawCall   `yaml:"call"`
+	Usage   *rawUsage  `yaml:"usage"`
+}
+
+// rawUsage is a provider's accounting of the model call that wrote a
+// message, as a recorded session has it.
+type rawUsage struct {
+	Input         int `yaml:"input"`
+	CacheRead     int `yaml:"cache_read"`
+	CacheCreation int `yaml:"cache_creation"`
+	Output        int `yaml:"output"`
 }
 
 type rawAnswer struct {
@@ -161,15 +196,19 @@ type rawAnswer struct {
 // operation the workspace performs (read, write, edit), or a text a tool
 // of the repository generated (result.file).
 type rawCall struct {
-	ID      string    `yaml:"id"`
-	Tool    string    `yaml:"tool"`
-	Args    yaml.Node `yaml:"args"`
-	Label   sim.Text  `yaml:"label"`
-	Result  yaml.Node `yaml:"result"` // a string, or a mapping: text, file, chars, gen
-	Read    string    `yaml:"read"`
-	Write   string    `yaml:"write"`
-	Edit    *rawEdit  `yaml:"edit"`
-	Summary string    `yaml:"summary"`
+	ID   string    `yaml:"id"`
+	Tool string    `yaml:"tool"`
+	Args yaml.Node `yaml:"args"`
+	// ArgsJSON is the arguments as the session sent them, a JSON object
+	// (a recorded call's arguments may nest); instead of args.
+	ArgsJSON string    `yaml:"args_json"`
+	Label    sim.Text  `yaml:"label"`
+	Result   yaml.Node `yaml:"result"` // a string, or a mapping: text, file, chars, gen
+	Read     string    `yaml:"read"`
+	Write    string    `yaml:"write"`
+	Edit     *rawEdit  `yaml:"edit"`
+	Summary  string    `yaml:"summary"`
+	Usage    *rawUsage `yaml:"usage"` // the call's message, in a recorded session
 }
 
 type rawEdit struct {

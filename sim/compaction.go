@@ -17,6 +17,14 @@ type Compaction struct {
 	Tail      int   // recent messages kept verbatim (more when a pair needs it)
 	Cards     []Card
 	Versions  int // versions of each card's text (the rec parameter); 0 when no cards
+	// Recorded: the trace marks where a recorded session compacted
+	// (StepCompact). The "compaction" parameter then offers "recorded",
+	// the default: compact there, with the recorded summary, as the
+	// session did; "on" compacts at the threshold instead.
+	Recorded bool
+	// Loss: a compaction's summary frames list what of its range the
+	// summary keeps (files, commands, errors, user instructions).
+	Loss bool
 }
 
 // Card is a summary card: the texts a summarizer returned (or the lesson's
@@ -52,8 +60,12 @@ func (Compaction) Name() string { return "compaction" }
 // Params are compaction on/off, the threshold and, with cards, the version
 // of their text.
 func (c Compaction) Params() []Param {
-	ps := []Param{onOff("compaction", "on"), intParam("threshold", 1, 100, c.Threshold, c.Presets, false)}
-	if c.Versions > 0 {
+	mode := onOff("compaction", "on")
+	if c.Recorded {
+		mode = Param{Name: "compaction", Choices: []string{"recorded", "on", "off"}, Default: "recorded"}
+	}
+	ps := []Param{mode, intParam("threshold", 1, 100, c.Threshold, c.Presets, false)}
+	if c.Versions > 1 {
 		var vs []int
 		for v := 1; v <= c.Versions; v++ {
 			vs = append(vs, v)
@@ -65,13 +77,16 @@ func (c Compaction) Params() []Param {
 
 func (c Compaction) start(h *harness) hooks {
 	pct := h.p.Int("threshold")
-	return &compactionRun{cfg: c, on: h.p.On("compaction"), pct: pct, threshold: h.l.Window * pct / 100, version: max(h.p.Int("rec"), 1)}
+	mode := h.p.Get("compaction")
+	return &compactionRun{cfg: c, on: mode == "on", recorded: mode == "recorded", pct: pct, threshold: h.limit * pct / 100,
+		version: max(h.p.Int("rec"), 1)}
 }
 
 type compactionRun struct {
 	base
 	cfg       Compaction
-	on        bool
+	on        bool // at the threshold
+	recorded  bool // where the recorded session did
 	pct       int
 	threshold int
 	version   int
@@ -98,6 +113,7 @@ type compactionState struct {
 	tail               string // id of the largest block of the kept tail
 	kept               []string
 	card               string
+	loss               *Panel // what the summary keeps of the range (Compaction.Loss)
 }
 
 func (r *compactionRun) sessionStart(*harness) { r.breaker = false }
@@ -113,9 +129,19 @@ func (r *compactionRun) beforeCall(h *harness) {
 	if !r.breaker && h.total() > r.threshold {
 		r.compact(h, false)
 	}
-	if r.breaker && h.total() > h.l.Window {
+	if r.breaker && h.total() > h.limit {
 		r.compact(h, true)
 	}
+}
+
+// compactMark compacts where the recorded session did, in the recorded
+// mode: the whole conversation becomes the summary the session went on
+// with (the recording keeps no recent messages).
+func (r *compactionRun) compactMark(h *harness, st Step) {
+	if !r.recorded || len(h.msgs) == 0 {
+		return
+	}
+	r.compactRange(h, len(h.msgs), false, []string{"recorded"})
 }
 
 // keptFrom is where the kept tail starts: the last Tail messages, moved
@@ -149,7 +175,13 @@ func callIndex(msgs []Block, i int) int {
 // compact replaces everything between the header and the kept tail with
 // one summary, shown as four frames: crossed, selected, summary, replaced.
 func (r *compactionRun) compact(h *harness, emergency bool) {
-	n := r.keptFrom(h.msgs)
+	r.compactRange(h, r.keptFrom(h.msgs), emergency, nil)
+}
+
+// compactRange replaces h.msgs[:n] with one summary. A recorded
+// compaction (mode "recorded") has no crossing: the session compacted
+// there, so its frames are the range, the summary and the result.
+func (r *compactionRun) compactRange(h *harness, n int, emergency bool, mode []string) {
 	if n <= 0 {
 		h.event(Event{Type: EventCompactionSkipped, Tokens: h.total(), Variant: "empty-range",
 			Reason: "no messages between the header and the recent tail"})
@@ -178,20 +210,27 @@ func (r *compactionRun) compact(h *harness, emergency bool) {
 	if c.resummarize {
 		vs = append(vs, "resummarize")
 	}
-	crossed := Event{Type: EventThresholdCrossed, Tokens: c.before}
-	var cvs []string
-	if emergency {
-		crossed.Reason, crossed.Variant = "the request would exceed the window", "emergency"
-		cvs = []string{"emergency"}
+	vs = append(mode, vs...)
+	if len(mode) == 0 {
+		crossed := Event{Type: EventThresholdCrossed, Tokens: c.before}
+		var cvs []string
+		if emergency {
+			crossed.Reason, crossed.Variant = "the request would exceed the window", "emergency"
+			cvs = []string{"emergency"}
+		}
+		h.event(crossed)
+		r.show(h, FrameCrossed, cvs, nil)
 	}
-	h.event(crossed)
-	r.show(h, FrameCrossed, cvs, nil)
 
 	h.event(Event{Type: EventRangeSelected, Tokens: c.rangeTokens})
 	r.show(h, FrameSelected, vs, c.rangeIDs)
 
 	sum := r.summarize(h, rng)
 	c.summary, c.summaryID, c.mechanical, c.card = sum.Tokens, sum.ID, sum.Summary.Mechanical, sum.Summary.Card
+	if r.cfg.Loss {
+		p := lossPanel(lossFacts(rng), sum.Content)
+		c.loss = &p
+	}
 	svs := vs
 	if c.mechanical {
 		svs = append([]string{"mechanical"}, vs...)
@@ -205,7 +244,7 @@ func (r *compactionRun) compact(h *harness, emergency bool) {
 
 	h.msgs = append([]Block{sum}, h.msgs[n:]...)
 	c.after = h.total()
-	c.stillAbove = c.after > r.threshold
+	c.stillAbove = r.on && c.after > r.threshold
 	ce := Event{Type: EventCompaction, Tokens: c.before - c.after}
 	if c.mechanical {
 		ce.Variant = "mechanical"
@@ -373,6 +412,9 @@ func (r *compactionRun) frame(h *harness, f *Frame, fc frameCtx) {
 	}
 	if f.Kind == FrameSummary || f.Kind == FrameReplaced {
 		f.Figures = append(f.Figures, tokens("summary", c.summary), blockRef("summary-block", c.summaryID))
+		if c.loss != nil {
+			f.Panels = append(f.Panels, *c.loss)
+		}
 	}
 	if f.Kind == FrameReplaced {
 		f.Figures = append(f.Figures, tokens("after", c.after))

@@ -8,10 +8,10 @@ import (
 	"testing"
 )
 
-// words counts a text's words: a tokenizer for hand-built lessons.
-type words struct{}
+// wordCount counts a text's words: a tokenizer for hand-built lessons.
+type wordCount struct{}
 
-func (words) Count(s string) int { return len(strings.Fields(s)) }
+func (wordCount) Count(s string) int { return len(strings.Fields(s)) }
 
 // factLesson asks twice whether a rule is in the window: once while the
 // message that states it is there, once after compaction may have cut it
@@ -75,8 +75,8 @@ func TestIndexedFacts(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			a, errA := Run(plain, p, words{})
-			b, errB := Run(indexed, p, words{})
+			a, errA := Run(plain, p, wordCount{})
+			b, errB := Run(indexed, p, wordCount{})
 			if errA != nil || errB != nil {
 				t.Fatalf("Run(%s): %v, %v", p, errA, errB)
 			}

@@ -27,6 +27,9 @@ const ErrContextLengthExceeded = "context_length_exceeded"
 // Replay is a lesson replayed under one policy.
 type Replay struct {
 	Frames []Frame
+	// Window is the provider's limit in this run: the lesson's window, or
+	// the policy's size where the lesson has a Limit.
+	Window int
 	// Fields are run-level figures for the frames API, in order
 	// (threshold_tokens, a cost model, ...).
 	Fields []Field
@@ -123,6 +126,7 @@ const (
 	UnitRounded             // a measured figure rounded to an integer
 	UnitTenths              // Value is tenths, written with one decimal
 	UnitKey                 // Str is a catalog key: the page's word for it
+	UnitSigned              // tokens with a sign: a difference (+3.4k, −3.4k)
 )
 
 // Figure is a named value of a frame: narration and captions refer to it
@@ -186,6 +190,7 @@ type Block struct {
 	Args      string     // a tool call's arguments
 	Attrs     []Attr     // figures the frames API carries on the block (chars, tier, distance)
 	Badges    []Badge    // small labels the page draws on the block
+	Usage     *Usage     // the provider's usage for the call that wrote it (a recorded session)
 
 	New      bool // not in the previous frame's request
 	Selected bool // inside the compaction range being shown
@@ -327,6 +332,9 @@ func count(name string, v int) Figure { return Figure{Name: name, Value: v, Unit
 
 // blockRef is a figure naming a block.
 func blockRef(name, id string) Figure { return Figure{Name: name, Unit: UnitBlock, Str: id} }
+
+// signedTokens is a difference in tokens, written with its sign.
+func signedTokens(name string, v int) Figure { return Figure{Name: name, Value: v, Unit: UnitSigned} }
 
 // text is a figure of language-neutral text.
 func text(name, s string) Figure { return Figure{Name: name, Unit: UnitText, Str: s} }

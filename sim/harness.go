@@ -20,7 +20,7 @@ func Run(l *Lesson, p Policy, tok Tokenizer) (*Replay, error) {
 		return nil, err
 	}
 	h := replay(l, p, tok)
-	r := &Replay{Frames: h.frames}
+	r := &Replay{Frames: h.frames, Window: h.limit}
 	for _, m := range h.mechs {
 		m.finish(h, r)
 	}
@@ -29,7 +29,7 @@ func Run(l *Lesson, p Policy, tok Tokenizer) (*Replay, error) {
 
 // replay runs the trace under p, a valid policy of l.
 func replay(l *Lesson, p Policy, tok Tokenizer) *harness {
-	h := &harness{l: l, p: p, tok: tok, prevIDs: map[string]bool{}, frames: make([]Frame, 0, len(l.Trace)+8),
+	h := &harness{l: l, p: p, limit: windowOf(l, p), tok: tok, prevIDs: map[string]bool{}, frames: make([]Frame, 0, len(l.Trace)+8),
 		origins: map[string]*Msg{}}
 	for _, m := range l.Mechanisms {
 		h.mechs = append(h.mechs, m.start(h))
@@ -47,6 +47,7 @@ func replay(l *Lesson, p Policy, tok Tokenizer) *harness {
 type harness struct {
 	l     *Lesson
 	p     Policy
+	limit int // the provider's limit under p (the window's size)
 	tok   Tokenizer
 	mechs []hooks
 	cache *cacheMeter // set by the prompt_cache mechanism
@@ -87,6 +88,13 @@ func (h *harness) step(st Step) {
 			}
 		}
 		h.emit(FrameStep, st.ID, frameCtx{})
+	case StepCompact:
+		if h.stuck || h.system == nil {
+			return
+		}
+		for _, m := range h.mechs {
+			m.compactMark(h, st)
+		}
 	case StepMessages, StepBranch:
 		if h.stuck {
 			h.skip()
@@ -367,7 +375,7 @@ func (h *harness) callAs(kind FrameKind) bool {
 // request above the window. A refused request stops the session.
 func (h *harness) send() bool {
 	ref := checkPairs(h.msgs, h.headerMessages())
-	if ref == nil && h.total() > h.l.Window {
+	if ref == nil && h.total() > h.limit {
 		t := h.total()
 		ref = &refusal{kind: FrameOverflow, base: "overflow", err: ErrContextLengthExceeded,
 			event: Event{Type: EventOverflow, Tokens: t, Reason: ErrContextLengthExceeded}}
@@ -539,7 +547,7 @@ func (h *harness) blockOf(m Message) Block {
 		kind = KindText
 	}
 	b := Block{ID: m.ID, Role: m.Role, Kind: kind, Label: m.Label, LabelKey: m.LabelKey, Content: m.Content,
-		Tool: m.Tool, ToolUseID: m.ToolUseID, Args: m.Args}
+		Tool: m.Tool, ToolUseID: m.ToolUseID, Args: m.Args, Usage: m.Usage}
 	if m.Origin != "" {
 		if h.origins[m.Origin] == nil {
 			h.origins[m.Origin] = &Msg{Key: m.Origin}

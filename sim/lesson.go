@@ -57,6 +57,10 @@ const (
 	StepRemember     StepType = "remember"
 	StepMessages     StepType = "messages"
 	StepBranch       StepType = "branch"
+	// StepCompact marks where a recorded session compacted; its Card is the
+	// summary the session continued with. The compaction mechanism replays
+	// it in its "recorded" mode and ignores it otherwise.
+	StepCompact StepType = "compact"
 )
 
 // Lesson is a validated lesson: the mechanisms its harness runs and the
@@ -148,6 +152,7 @@ type Step struct {
 	Line     string    // StepRemember: the line written to the memory file
 	Tokens   int       // StepRemember: what the line adds to the next injected copy
 	Branch   *Branch   // StepBranch
+	Card     string    // StepCompact: the card of the recorded summary
 	Time     string    // trace timestamp of the step's model calls ("2025-09-14 10:30:45")
 	// ShowRequest makes the step's frame the request of its model call, as
 	// sent, before the model's output is added (one frame per call).
@@ -185,12 +190,24 @@ type Message struct {
 	// Summary is the text a summarizer returns for this result when a
 	// compressor asks for one ("" when none exists).
 	Summary string
+	// Usage is what the provider reported for the model call that wrote
+	// this (assistant) message, in a recorded session; nil otherwise.
+	Usage *Usage
 }
+
+// Usage is a provider's token accounting of one model call.
+type Usage struct {
+	Input, CacheRead, CacheCreation, Output int
+}
+
+// InputTotal is what the provider counted as the request's input.
+func (u Usage) InputTotal() int { return u.Input + u.CacheRead + u.CacheCreation }
 
 // Where a text comes from.
 const (
 	OriginAuthored  = "authored"  // written for the lesson
 	OriginGenerated = "generated" // generated for the lesson by a tool in the repository
+	OriginRecorded  = "recorded"  // recorded in a real session's file (an imported session)
 )
 
 // FileOp is a file operation of a tool call: the workspace applies it when

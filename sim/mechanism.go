@@ -22,6 +22,8 @@ type hooks interface {
 	sessionEnd(h *harness)
 	// remember handles a remember step; it reports whether it did.
 	remember(h *harness, st Step) bool
+	// compactMark handles a recorded compaction step.
+	compactMark(h *harness, st Step)
 	// beforeCall may rewrite the request before a model call.
 	beforeCall(h *harness)
 	// refused runs after the provider refused a request.
@@ -47,6 +49,7 @@ type base struct{}
 func (base) sessionStart(*harness)              {}
 func (base) sessionEnd(*harness)                {}
 func (base) remember(*harness, Step) bool       { return false }
+func (base) compactMark(*harness, Step)         {}
 func (base) beforeCall(*harness)                {}
 func (base) refused(*harness)                   {}
 func (base) beforeTool(*harness, *Message) bool { return true }

@@ -16,6 +16,11 @@ import (
 type Tiered struct {
 	Pressure int // tokens
 	Rules    TierRules
+	// Optional: a replay may do without the compressor. The strategy
+	// parameter then offers "off" (the default) beside tiered and age, and
+	// the floor, summarizer and budget are fixed (on, ok, attempts): an
+	// imported session is replayed as it happened unless asked otherwise.
+	Optional bool
 	// SummaryProvenance says where the Tier 2 summaries' texts come from.
 	SummaryProvenance Text
 }
@@ -60,7 +65,10 @@ func (Tiered) Name() string { return "tiered" }
 
 // Params are the strategy (tiered, or age: the naive baseline), the floor,
 // a working or broken summarizer, and what the semantic budget counts.
-func (Tiered) Params() []Param {
+func (t Tiered) Params() []Param {
+	if t.Optional {
+		return []Param{{Name: "strategy", Choices: []string{"off", "tiered", "age"}, Default: "off"}}
+	}
 	return []Param{
 		{Name: "strategy", Choices: []string{"tiered", "age"}, Default: "tiered"},
 		onOff("floor", "on"),
@@ -70,10 +78,17 @@ func (Tiered) Params() []Param {
 }
 
 func (t Tiered) start(h *harness) hooks {
+	if h.p.Get("strategy") == "off" {
+		return base{}
+	}
 	h.declare("tokens_saved", "compression_calls", "rereads", "round_trips")
 	h.declareBy("cache_invalidations", "cache_invalidations_by_tier")
-	return &tieredRun{cfg: t, rules: t.Rules, age: h.p.Get("strategy") == "age", floor: h.p.On("floor"),
+	r := &tieredRun{cfg: t, rules: t.Rules, age: h.p.Get("strategy") == "age", floor: h.p.On("floor"),
 		summarizerOK: h.p.Get("summarizer") == "ok", successes: h.p.Get("budget") == "successes", pairsBroken: h.pairsBroken()}
+	if t.Optional {
+		r.floor, r.summarizerOK, r.successes = true, true, false
+	}
+	return r
 }
 
 type tieredRun struct {

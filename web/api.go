@@ -202,7 +202,7 @@ func (s *Server) apiFrames(c echo.Context) error {
 	w := &jsonw{b: make([]byte, 0, 64<<10)}
 	w.open()
 	w.str("lesson", l.ID)
-	w.int("window", l.Window)
+	w.int("window", r.Window)
 	for _, f := range r.Fields {
 		w.value(f.Name, f.Value)
 	}

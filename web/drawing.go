@@ -71,8 +71,11 @@ func (s *Server) drawWindow(v *frameView, w *views.Window, rows []row) {
 	if f.Line.Key != "" {
 		in.Lines = append(in.Lines, draw.Line{Tokens: f.Line.Tokens, Label: w.ThresholdLabel, Kind: "threshold"})
 	}
-	if f.Total > l.Window {
-		in.Lines = append(in.Lines, draw.Line{Tokens: l.Window, Label: v.ui.F("ui.limit-line", map[string]string{"limit": limitOf(l.Lesson, l.Window)}), Kind: "limit"})
+	// The box is the lesson's largest window; a smaller limit (a policy's
+	// window size) is a line inside it, drawn always; the box's own limit
+	// only when the request passes it.
+	if limit := v.run.Window; limit < l.Window || f.Total > limit {
+		in.Lines = append(in.Lines, draw.Line{Tokens: limit, Label: v.ui.F("ui.limit-line", map[string]string{"limit": limitOf(l.Lesson, limit)}), Kind: "limit"})
 	}
 	if at, ok := firstChanged(f.Blocks); ok && f.Cache != nil && f.Cache.Reason != sim.CacheCold {
 		in.Marks = append(in.Marks, draw.Mark{Tokens: at, Text: v.ui.T("ui.cache-miss"), Kind: "cache"})
@@ -87,8 +90,8 @@ func (s *Server) drawWindow(v *frameView, w *views.Window, rows []row) {
 	for i := range w.Callouts {
 		w.Callouts[i].Text.Text = strings.TrimSpace(w.Callouts[i].Text.Text)
 	}
-	if d.Overflow > 0 {
-		w.Overflow = &views.Band{Top: d.Height, Bottom: min(d.Stack, d.Height+d.Reserve)}
+	if top := d.Scale * float64(v.run.Window); d.Stack > top {
+		w.Overflow = &views.Band{Top: top, Bottom: min(d.Stack, d.Height+d.Reserve)}
 	}
 	w.Bracket, w.Cached = bands(w.Rows)
 	if f.Kind == sim.FrameCrossed && len(d.Lines) > 0 && d.Lines[0].Kind == "threshold" && d.Stack > d.Lines[0].Y {

@@ -3,6 +3,7 @@ package web
 import (
 	"net/url"
 	"slices"
+	"strconv"
 
 	"ctxsim/sim"
 	"ctxsim/views"
@@ -74,6 +75,9 @@ func valueLabel(ui views.UI, pr sim.Param, v string) string {
 	}
 	if len(pr.Choices) == 0 && pr.Max == 100 {
 		return v + "%"
+	}
+	if n, err := strconv.Atoi(v); err == nil && n >= 1000 {
+		return kLimit(n) // a size in tokens (a window)
 	}
 	return v
 }

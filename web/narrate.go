@@ -31,7 +31,7 @@ func newFrameView(l *scenarios.Lesson, p sim.Policy, r *sim.Replay, i int, ui ca
 // lesson's.
 func (v *frameView) figure(name string) (sim.Figure, bool) {
 	if name == "window" {
-		return sim.Figure{Name: name, Value: v.l.Window, Unit: sim.UnitTokens}, true
+		return sim.Figure{Name: name, Value: v.run.Window, Unit: sim.UnitTokens}, true
 	}
 	if g, ok := v.f.Figure(name); ok {
 		return g, true
@@ -52,6 +52,8 @@ func (v *frameView) format(g sim.Figure) string {
 			return limitOf(v.l.Lesson, g.Value)
 		}
 		return sizeOf(v.l.Lesson, g.Value)
+	case sim.UnitSigned:
+		return signed(v.l.Lesson, g.Value)
 	case sim.UnitPercent:
 		return fmt.Sprintf("%d%%", g.Value)
 	case sim.UnitChars:

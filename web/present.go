@@ -88,14 +88,14 @@ func (s *Server) about(l *scenarios.Lesson, st State, r *sim.Replay, key string)
 func (s *Server) windowView(v *frameView) views.Window {
 	l, f := v.l, v.f
 	w := views.Window{
-		Meter:      sizeOf(l.Lesson, f.Total) + " / " + limitOf(l.Lesson, l.Window),
-		MeterExact: exact(f.Total) + " / " + exact(l.Window),
+		Meter:      sizeOf(l.Lesson, f.Total) + " / " + limitOf(l.Lesson, v.run.Window),
+		MeterExact: exact(f.Total) + " / " + exact(v.run.Window),
 		MeterState: "ok",
 		Total:      f.Total,
 		Error:      f.Error,
 	}
 	switch {
-	case f.Total > l.Window || f.Error != "":
+	case f.Total > v.run.Window || f.Error != "":
 		w.MeterState = "error"
 	case f.Alert:
 		w.MeterState = "warn"

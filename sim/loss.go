@@ -1,0 +1,189 @@
+package sim
+
+import (
+	"encoding/json"
+	"path"
+	"regexp"
+	"slices"
+	"strings"
+)
+
+// A loss view: what a compaction's range held that a reader would want
+// kept (the files it touched, the commands it ran, the errors it saw, the
+// user's instructions), each marked kept or lost in the summary, with the
+// text that matched. The facts are extracted mechanically: a pattern, not
+// a judgement.
+
+// lossFact is one fact of a range.
+type lossFact struct {
+	kind string   // file, command, error, instruction
+	text string   // as the range has it
+	keys []string // what the summary must hold: a name, or the fact's words
+	all  bool     // every key (a name); else at least half of the words
+}
+
+// lossLimit is the most facts of each kind a loss view lists.
+const lossLimit = 6
+
+var (
+	pathRE        = regexp.MustCompile(`(?:[\w.-]+/)+[\w.-]+\.[A-Za-z0-9]{1,8}\b`)
+	errorRE       = regexp.MustCompile(`(?i)\b(error|errors|failed|failure|fail|panic|exception|traceback|cannot|undefined|not found)\b`)
+	instructionRE = regexp.MustCompile(`(?i)\b(always|never|must|don't|do not|make sure|avoid|only use|instead of)\b`)
+	wordRE        = regexp.MustCompile(`[\p{L}\p{N}_]{4,}`)
+	sentenceRE    = regexp.MustCompile(`[.!?\n]+`)
+)
+
+// lossFacts lists the facts of a range, in order of first appearance.
+func lossFacts(rng []Block) []lossFact {
+	var out []lossFact
+	seen := map[string]bool{}
+	add := func(f lossFact) {
+		k := f.kind + "\x00" + strings.ToLower(f.text)
+		n := 0
+		for _, g := range out {
+			if g.kind == f.kind {
+				n++
+			}
+		}
+		if f.text == "" || seen[k] || n >= lossLimit {
+			return
+		}
+		seen[k] = true
+		out = append(out, f)
+	}
+	for _, b := range rng {
+		switch {
+		case b.Kind == KindToolCall:
+			for _, p := range argPaths(b.Args) {
+				add(lossFact{kind: "file", text: p, keys: []string{path.Base(p)}, all: true})
+			}
+			if c := argCommand(b.Args); c != "" {
+				add(lossFact{kind: "command", text: c, keys: commandKeys(c), all: true})
+			}
+		case b.Role == RoleTool:
+			if line := errorLine(b.Content); line != "" {
+				add(lossFact{kind: "error", text: line, keys: words(line)})
+			}
+		case b.Role == RoleUser && b.Kind != KindSummary:
+			for _, s := range instructions(b.Content) {
+				add(lossFact{kind: "instruction", text: s, keys: words(s)})
+			}
+		}
+		if b.Role == RoleUser || b.Role == RoleAssistant {
+			for _, p := range pathRE.FindAllString(b.Content, lossLimit) {
+				add(lossFact{kind: "file", text: p, keys: []string{path.Base(p)}, all: true})
+			}
+		}
+	}
+	order := []string{"instruction", "file", "command", "error"}
+	slices.SortStableFunc(out, func(a, b lossFact) int { return slices.Index(order, a.kind) - slices.Index(order, b.kind) })
+	return out
+}
+
+// argPaths are the file paths a tool call's JSON arguments name.
+func argPaths(args string) []string {
+	var m map[string]any
+	if json.Unmarshal([]byte(args), &m) != nil {
+		return nil
+	}
+	var out []string
+	for _, k := range []string{"file_path", "path", "filename", "notebook_path"} {
+		if v, ok := m[k].(string); ok && strings.TrimSpace(v) != "" {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// argCommand is the shell command of a tool call, on one line.
+func argCommand(args string) string {
+	var m map[string]any
+	if json.Unmarshal([]byte(args), &m) != nil {
+		return ""
+	}
+	c, _ := m["command"].(string)
+	c, _, _ = strings.Cut(strings.TrimSpace(c), "\n")
+	return cut(c, 90)
+}
+
+// commandKeys is how a summary names a command: its program and first
+// argument ("go test", "pnpm install").
+func commandKeys(c string) []string {
+	f := strings.Fields(c)
+	if len(f) > 2 {
+		f = f[:2]
+	}
+	return []string{strings.Join(f, " ")}
+}
+
+// errorLine is the first line of a tool result that reports an error.
+func errorLine(text string) string {
+	for line := range strings.Lines(text) {
+		if line = strings.TrimSpace(line); errorRE.MatchString(line) && len(words(line)) >= 2 {
+			return cut(line, 90)
+		}
+	}
+	return ""
+}
+
+// instructions are the sentences of a user message that tell the agent
+// how to work ("Always use pnpm", "never push to main").
+func instructions(text string) []string {
+	var out []string
+	for _, s := range sentenceRE.Split(text, -1) {
+		if s = strings.TrimSpace(s); instructionRE.MatchString(s) && len(words(s)) >= 2 {
+			out = append(out, cut(s, 100))
+		}
+	}
+	return out
+}
+
+// words are the distinct words of at least four letters of s, lowercased.
+func words(s string) []string {
+	var out []string
+	for _, w := range wordRE.FindAllString(strings.ToLower(s), -1) {
+		if !slices.Contains(out, w) {
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
+// kept reports whether summary holds the fact, and the text that matched.
+func (f lossFact) kept(summary string) (bool, string) {
+	low := strings.ToLower(summary)
+	var hit []string
+	for _, k := range f.keys {
+		if strings.Contains(low, strings.ToLower(k)) {
+			hit = append(hit, k)
+		}
+	}
+	if f.all {
+		return len(hit) == len(f.keys) && len(hit) > 0, strings.Join(hit, " ")
+	}
+	return len(f.keys) > 0 && len(hit)*2 >= len(f.keys), strings.Join(hit, " ")
+}
+
+// lossPanel is the loss view of a compaction: each fact of its range,
+// kept or lost in summary.
+func lossPanel(facts []lossFact, summary string) Panel {
+	p := Panel{ID: "loss", Tone: "warn"}
+	kept := 0
+	for _, f := range facts {
+		ok, match := f.kept(summary)
+		state := "lost"
+		if ok {
+			state, kept = "kept", kept+1
+		}
+		row := Row{Key: state, Values: []Figure{key("kind", "loss.kind."+f.kind), text("fact", f.text)}}
+		if match != "" {
+			row.Note = &Msg{Key: "panel.loss.match", Args: []Figure{text("match", match)}}
+		}
+		p.Rows = append(p.Rows, row)
+	}
+	p.Notes = []Msg{{Key: "panel.loss.total", Args: []Figure{count("kept", kept), count("facts", len(facts))}}}
+	if len(facts) == 0 {
+		p.Notes = []Msg{{Key: "panel.loss.none"}}
+	}
+	return p
+}

@@ -1,0 +1,54 @@
+package sim
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestLossFacts(t *testing.T) {
+	rng := []Block{
+		{ID: "u1", Role: RoleUser, Content: "Fix the parser test. Always use pnpm, never npm. The bug is in src/parser.ts somewhere."},
+		{ID: "c1", Role: RoleAssistant, Kind: KindToolCall, Args: `{"file_path":"/repo/src/parser.ts"}`},
+		{ID: "r1", Role: RoleTool, Kind: KindToolResult, Content: "export function parse() {}\n"},
+		{ID: "c2", Role: RoleAssistant, Kind: KindToolCall, Args: `{"command":"pnpm test --filter parser\necho done"}`},
+		{ID: "r2", Role: RoleTool, Kind: KindToolResult, Content: "ok 1\nTypeError: cannot read properties of undefined (reading 'length')\n"},
+		{ID: "a1", Role: RoleAssistant, Content: "I will patch parseArray."},
+	}
+	facts := lossFacts(rng)
+	var got []string
+	for _, f := range facts {
+		got = append(got, f.kind+": "+f.text)
+	}
+	want := []string{
+		"instruction: Always use pnpm, never npm",
+		"file: src/parser.ts",
+		"file: /repo/src/parser.ts",
+		"command: pnpm test --filter parser",
+		"error: TypeError: cannot read properties of undefined (reading 'length')",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("lossFacts =\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	tests := []struct {
+		summary string
+		kept    []string // kinds kept, in order of the facts
+	}{
+		{"Goal: fix parser.ts. Ran pnpm test: TypeError reading length of undefined properties. User: always use pnpm, never npm.",
+			[]string{"kept", "kept", "kept", "kept", "kept"}},
+		{"The assistant looked at some code.", []string{"lost", "lost", "lost", "lost", "lost"}},
+		{"Edited parser.ts.", []string{"lost", "kept", "kept", "lost", "lost"}},
+	}
+	for _, tt := range tests {
+		p := lossPanel(facts, tt.summary)
+		var states []string
+		for _, r := range p.Rows {
+			states = append(states, r.Key)
+		}
+		if strings.Join(states, " ") != strings.Join(tt.kept, " ") {
+			t.Errorf("lossPanel(%q) = %v; want %v", tt.summary, states, tt.kept)
+		}
+	}
+	if p := lossPanel(nil, "x"); len(p.Rows) != 0 || p.Notes[0].Key != "panel.loss.none" {
+		t.Errorf("lossPanel of an empty range = %+v; want no rows and the none note", p)
+	}
+}
