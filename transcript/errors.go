@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 )
 
 // Error is a problem with the content of a session file, with where it is.
@@ -34,7 +35,7 @@ func describeJSON(err error) string {
 		return "broken JSON: " + err.Error()
 	case errors.As(err, &typ):
 		if typ.Field == "" {
-			return fmt.Sprintf("not a JSON object but a %s", typ.Value)
+			return "not a JSON object but " + withArticle(typ.Value)
 		}
 		return fmt.Sprintf("field %s is a JSON %s, not a %s", typ.Field, typ.Value, typ.Type)
 	case errors.Is(err, io.ErrUnexpectedEOF):
@@ -52,4 +53,12 @@ func lineError(path string, line int, err error) *Error {
 		msg += fmt.Sprintf(" (byte %d of the line)", syn.Offset)
 	}
 	return &Error{File: path, Line: line, Msg: msg, Err: err}
+}
+
+// withArticle puts "a" or "an" before a JSON kind: "an array", "a number".
+func withArticle(kind string) string {
+	if kind != "" && strings.ContainsRune("aeiou", rune(kind[0])) {
+		return "an " + kind
+	}
+	return "a " + kind
 }

@@ -46,7 +46,7 @@ var secretPatterns = []secretPattern{
 		// password, with lower and upper case letters and digits: a literal
 		// secret in code or config, not a variable name.
 		kind:  kindAPIKey,
-		re:    regexp.MustCompile(`(?i)\b(?:api[_-]?key|secret|token|password|passwd)[a-z0-9_]*["']?\s*[:=]\s*["']([^"'\s]{20,})["']`),
+		re:    regexp.MustCompile(`(?i)\b[a-z0-9_]*(?:api[_-]?key|secret|token|password|passwd)[a-z0-9_]*["']?\s*[:=]\s*["']([^"'\s]{20,})["']`),
 		group: 1,
 		with:  "[redacted]",
 		hint:  containsAny("ey", "EY", "ecret", "ECRET", "oken", "OKEN", "assw", "ASSW"),
