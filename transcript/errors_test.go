@@ -2,6 +2,7 @@ package transcript
 
 import (
 	"errors"
+	"math"
 	"os"
 	"strconv"
 	"strings"
@@ -113,5 +114,14 @@ func TestDetect(t *testing.T) {
 				t.Errorf("Read().Format = %q; want %q", s.Format, tt.want)
 			}
 		})
+	}
+}
+
+// TestHugeMaxLine checks that a MaxLine near the int limit does not overflow.
+func TestHugeMaxLine(t *testing.T) {
+	for _, name := range []string{"oa_tools.json", "cc_plain.jsonl"} {
+		if _, err := Read(fixture(name), Options{MaxLine: math.MaxInt}); err != nil {
+			t.Errorf("Read(%s, MaxLine: MaxInt) error: %v", name, err)
+		}
 	}
 }

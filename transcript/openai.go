@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"strings"
 	"time"
 )
@@ -79,7 +80,12 @@ func (br *budgetReader) Read(p []byte) (int, error) {
 }
 
 // allow lets the next value be up to max bytes long.
-func (br *budgetReader) allow(max int) { br.limit = br.n + int64(max) }
+func (br *budgetReader) allow(max int) {
+	br.limit = br.n + int64(max)
+	if br.limit < br.n { // overflow: no limit
+		br.limit = math.MaxInt64
+	}
+}
 
 // oaReader decodes an OpenAI file value by value.
 type oaReader struct {
