@@ -3,6 +3,7 @@ package transcript
 import (
 	"fmt"
 	"os"
+	"path/filepath"
 	"time"
 )
 
@@ -20,7 +21,7 @@ type builder struct {
 }
 
 func newBuilder(path string, opt Options) *builder {
-	s := &Session{File: base(path), Redactions: map[string]int{}, Skipped: map[string]int{}}
+	s := &Session{File: filepath.Base(path), Redactions: map[string]int{}, Skipped: map[string]int{}}
 	b := &builder{path: path, maxLine: opt.MaxLine, s: s, calls: map[string]bool{}, merge: -1}
 	if opt.Redact {
 		b.red = newRedactor(homeDir(opt.Home), s.Redactions)

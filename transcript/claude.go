@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"strconv"
 	"strings"
 )
@@ -63,7 +64,7 @@ type tokenCount int
 func (c *tokenCount) UnmarshalJSON(p []byte) error {
 	f, err := strconv.ParseFloat(string(p), 64)
 	switch {
-	case err != nil || f < 0 || f != f:
+	case err != nil || f < 0 || math.IsNaN(f):
 		*c = 0
 	case f > 1<<31-1:
 		*c = 1<<31 - 1
@@ -73,9 +74,16 @@ func (c *tokenCount) UnmarshalJSON(p []byte) error {
 	return nil
 }
 
+// sessionFile is what the two passes need of the file: a reader from the
+// start, then reads at the offsets of the chain's records.
+type sessionFile interface {
+	io.ReadSeeker
+	io.ReaderAt
+}
+
 // readClaudeCode reads a Claude Code JSONL file in two passes: the tree, then
 // the records on the chosen chain.
-func readClaudeCode(f io.ReadSeeker, b *builder) error {
+func readClaudeCode(f sessionFile, b *builder) error {
 	if _, err := f.Seek(0, io.SeekStart); err != nil {
 		return fmt.Errorf("read transcript %s: %w", b.path, err)
 	}
@@ -86,10 +94,6 @@ func readClaudeCode(f io.ReadSeeker, b *builder) error {
 	b.s.Title = ix.title
 	chain, on := ix.chain()
 	countOffBranch(ix, on, b)
-	ra, ok := f.(io.ReaderAt)
-	if !ok {
-		return fmt.Errorf("read transcript %s: the file cannot be read at offsets", b.path)
-	}
 	var buf []byte
 	for _, i := range chain {
 		n := &ix.nodes[i]
@@ -97,7 +101,7 @@ func readClaudeCode(f io.ReadSeeker, b *builder) error {
 			buf = make([]byte, n.size)
 		}
 		buf = buf[:n.size]
-		if _, err := ra.ReadAt(buf, n.off); err != nil {
+		if _, err := f.ReadAt(buf, n.off); err != nil {
 			return &Error{File: b.path, Line: n.line, Msg: "cannot read the record again: " + err.Error(), Err: err}
 		}
 		if err := decodeRecord(buf, n, b); err != nil {

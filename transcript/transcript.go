@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"fmt"
 	"os"
-	"path/filepath"
 	"time"
 )
 
@@ -34,7 +33,7 @@ const defaultMaxLine = 64 << 20
 type Session struct {
 	Format      Format
 	File        string         // base name of the file read
-	ID          string         // sessionId when the file has one, else ""
+	ID          string         // sessionId when the file has one (the last on the chain), else ""
 	Title       string         // last `summary` record's text, if any
 	Model       string         // the model of most assistant messages ("" if none)
 	Started     time.Time      // first timestamp on the chain (zero if none)
@@ -102,6 +101,11 @@ type Compaction struct {
 }
 
 // Read reads the session in the file at path.
+//
+// The format is opt.Format, or detected from the first bytes when it is "".
+// A problem with the content (broken JSON, a tool result without its call, a
+// line over opt.MaxLine, an empty file, an unknown format) is an *Error with
+// its line; a file that cannot be opened or read is a wrapped I/O error.
 func Read(path string, opt Options) (*Session, error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -129,6 +133,3 @@ func Read(path string, opt Options) (*Session, error) {
 	}
 	return b.finish(), nil
 }
-
-// base is the base name of path for Session.File.
-func base(path string) string { return filepath.Base(path) }
