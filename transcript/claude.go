@@ -170,7 +170,7 @@ func systemRecord(rec *ccRecord, n *node, b *builder) {
 func userRecord(rec *ccRecord, n *node, b *builder) error {
 	blocks, text, err := content(rec.Message)
 	if err != nil {
-		return &Error{File: b.path, Line: n.line, Msg: "message content: " + describeJSON(err), Err: err}
+		return contentError(b, n, err)
 	}
 	var parts []string
 	if text != "" {
@@ -206,7 +206,7 @@ func userRecord(rec *ccRecord, n *node, b *builder) error {
 func assistantRecord(rec *ccRecord, n *node, b *builder) error {
 	blocks, text, err := content(rec.Message)
 	if err != nil {
-		return &Error{File: b.path, Line: n.line, Msg: "message content: " + describeJSON(err), Err: err}
+		return contentError(b, n, err)
 	}
 	m := Message{Time: n.time, Line: n.line}
 	var parts []string
@@ -230,6 +230,11 @@ func assistantRecord(rec *ccRecord, n *node, b *builder) error {
 	}
 	b.assistant(m, apiID)
 	return nil
+}
+
+// contentError is the *Error for a message content that did not decode.
+func contentError(b *builder, n *node, err error) error {
+	return &Error{File: b.path, Line: n.line, Msg: "message content: " + describeJSON(err), Err: err}
 }
 
 // content decodes a message's content: a string, or an array of blocks.

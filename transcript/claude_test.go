@@ -407,3 +407,62 @@ func TestModelVote(t *testing.T) {
 		})
 	}
 }
+
+// TestCompactionEdges checks compactions the fixtures do not show.
+func TestCompactionEdges(t *testing.T) {
+	summary := func(uuid, parent, text string) string {
+		return `{"type":"user","uuid":"` + uuid + `","parentUuid":"` + parent + `","isCompactSummary":true,"message":{"role":"user","content":[{"type":"text","text":"` + text + `"}]}}`
+	}
+	boundary := func(uuid, logical, meta string) string {
+		return `{"type":"system","subtype":"compact_boundary","uuid":"` + uuid + `","parentUuid":null,"logicalParentUuid":"` + logical + `"` + meta + `}`
+	}
+	tests := []struct {
+		name  string
+		jsonl string
+		want  []Compaction
+	}{
+		{"a summary without a boundary is a compaction of its own", lines(
+			rec("user", "u1", "", 0, ""), summary("s1", "u1", "sum"), rec("user", "u2", "s1", 0, ""),
+		), []Compaction{{Before: 1, Summary: "sum", Line: 2}}},
+		{"a boundary without metadata or summary", lines(
+			rec("user", "u1", "", 0, ""), boundary("b1", "u1", ""),
+		), []Compaction{{Before: 1, Line: 2}}},
+		{"a summary in two records joins", lines(
+			rec("user", "u1", "", 0, ""), boundary("b1", "u1", `,"compactMetadata":{"trigger":"manual","preTokens":1.5e3}`),
+			summary("s1", "b1", "one"), summary("s2", "s1", "two"),
+		), []Compaction{{Before: 1, Summary: "one\n\ntwo", Trigger: "manual", PreTokens: 1500, Line: 2}}},
+		{"two compactions", lines(
+			rec("user", "u1", "", 0, ""), boundary("b1", "u1", ""), summary("s1", "b1", "a"),
+			rec("user", "u2", "s1", 0, ""), boundary("b2", "u2", ""), summary("s2", "b2", "b"),
+		), []Compaction{{Before: 1, Summary: "a", Line: 2}, {Before: 2, Summary: "b", Line: 5}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := mustRead(t, writeTemp(t, "s.jsonl", tt.jsonl), Options{})
+			checkCompactions(t, s.Compactions, tt.want)
+		})
+	}
+}
+
+// TestUsageFigures checks that odd usage figures are read leniently.
+func TestUsageFigures(t *testing.T) {
+	tests := []struct {
+		usage string
+		want  Usage
+	}{
+		{`{"input_tokens":1,"cache_read_input_tokens":2,"cache_creation_input_tokens":3,"output_tokens":4}`, Usage{1, 2, 3, 4}},
+		{`{"input_tokens":1.9,"output_tokens":"7"}`, Usage{Input: 1}},
+		{`{"input_tokens":-5,"output_tokens":null,"cache_read_input_tokens":1e30}`, Usage{CacheRead: 1<<31 - 1}},
+		{`{"server_tool_use":{"web_search_requests":1},"cache_creation":{"ephemeral_5m_input_tokens":9}}`, Usage{}},
+	}
+	for _, tt := range tests {
+		line := `{"type":"assistant","uuid":"a","message":{"id":"m","role":"assistant","content":"x","usage":` + tt.usage + `}}`
+		s := mustRead(t, writeTemp(t, "s.jsonl", lines(line)), Options{})
+		if got := s.Messages[0].Usage; got == nil || *got != tt.want {
+			t.Errorf("Read(usage %s).Usage = %+v; want %+v", tt.usage, got, tt.want)
+		}
+	}
+	if got := (Usage{Input: 1, CacheRead: 20, CacheCreation: 300, Output: 4000}).InputTotal(); got != 321 {
+		t.Errorf("InputTotal() = %d; want 321", got)
+	}
+}

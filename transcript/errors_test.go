@@ -125,3 +125,12 @@ func TestHugeMaxLine(t *testing.T) {
 		}
 	}
 }
+
+// TestErrorUnwrap checks that an *Error keeps its cause.
+func TestErrorUnwrap(t *testing.T) {
+	path := writeTemp(t, "s.jsonl", lines(`{"type":"user","uuid":"u1","x":"`+strings.Repeat("y", 300)+`"}`))
+	_, err := Read(path, Options{MaxLine: 100})
+	if !errors.Is(err, errTooLong) {
+		t.Errorf("Read(long line) error = %v; want one wrapping errTooLong", err)
+	}
+}
