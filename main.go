@@ -2,6 +2,7 @@
 // agent's context window fills, gets compacted and remembers.
 //
 //	ctxsim serve [-addr HOST:PORT] [-lessons DIR]
+//	ctxsim import [-o DIR] [-id ID] [-format F] [-window N] [-no-redact] [-summarizer URL -summarizer-model M] FILE
 package main
 
 import (
@@ -32,8 +33,11 @@ func main() {
 
 // run parses args and runs the command; main only calls it, tests can too.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	if len(args) > 0 && args[0] == "import" {
+		return runImport(ctx, args[1:], stdout, stderr)
+	}
 	if len(args) == 0 || args[0] != "serve" {
-		return errors.New("usage: ctxsim serve [-addr HOST:PORT] [-lessons DIR]")
+		return errors.New(usage)
 	}
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -54,6 +58,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fmt.Fprintf(stdout, "ctxsim: serving lessons at http://%s/\n", displayAddr(ln.Addr()))
 	return srv.Serve(ctx, ln)
 }
+
+const usage = `usage:
+  ctxsim serve [-addr HOST:PORT] [-lessons DIR]
+  ctxsim import [-o DIR] [-id ID] [-format claude-code|openai-chat] [-window N] [-no-redact]
+                [-summarizer URL -summarizer-model MODEL [-summarizer-key-env VAR]] FILE`
 
 // newServer loads the built-in lessons and those of dir, if given.
 func newServer(dir string, log *slog.Logger) (*web.Server, error) {

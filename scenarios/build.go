@@ -136,12 +136,28 @@ func (b *builder) facts(raw []rawFact) []sim.Fact {
 
 func (b *builder) system(rm rawMessage) sim.Message {
 	m := sim.Message{ID: "system", Role: sim.RoleSystem, Kind: sim.KindPrompt, Label: rm.Label, Content: rm.Content,
-		Tokens: rm.Tokens, Origin: b.origin}
+		Tokens: rm.Tokens, Origin: b.originOf("system.origin", rm.Origin)}
 	b.size("system", rm.Tokens)
 	if rm.Content == "" {
 		b.fail("system.content", "is required")
 	}
 	return m
+}
+
+// originOf is where a message's text comes from: the lesson's origin, or
+// authored text inside a recorded lesson.
+func (b *builder) originOf(path, o string) string {
+	switch o {
+	case "":
+		return b.origin
+	case sim.OriginAuthored, sim.OriginRecorded:
+		if o == sim.OriginRecorded && b.origin != sim.OriginRecorded {
+			b.fail(path, "recorded text needs a recorded lesson (recorded: file, format, ...)")
+		}
+		return o
+	}
+	b.fail(path, "must be authored or recorded, got %q", o)
+	return b.origin
 }
 
 // size checks a message's size against the lesson's sizing rule.
@@ -258,10 +274,15 @@ func (b *builder) messages(path string, raw []rawMessage, facts []sim.Fact) []si
 		}
 		out = append(out, m)
 	}
+	answered := false // an assistant message came before in the step
 	for j, m := range out {
 		if m.Kind == sim.KindToolCall && (j+1 >= len(out) || out[j+1].Kind != sim.KindToolResult) {
 			b.fail(b.paths[m.ID], "a tool_call must be followed by its tool_result in the same step")
 		}
+		if m.Continues && (m.Role != sim.RoleAssistant || !answered) {
+			b.fail(b.paths[m.ID]+".continues", "continues an earlier assistant message of the same step; this one has none before it")
+		}
+		answered = answered || m.Role == sim.RoleAssistant
 	}
 	return out
 }
@@ -271,7 +292,7 @@ var kinds = []sim.Kind{sim.KindText, sim.KindToolCall, sim.KindToolResult}
 
 func (b *builder) message(path string, rm rawMessage, facts []sim.Fact) sim.Message {
 	m := sim.Message{ID: rm.ID, Role: sim.Role(rm.Role), Kind: sim.Kind(rm.Kind), Label: rm.Label, Tokens: rm.Tokens,
-		Content: rm.Content, Origin: b.origin, Usage: usageOf(rm.Usage)}
+		Content: rm.Content, Origin: b.originOf(path+".origin", rm.Origin), Usage: usageOf(rm.Usage), Continues: rm.Continues}
 	b.size(path, rm.Tokens)
 	b.checkID(path+".id", rm.ID)
 	b.paths[rm.ID] = path
@@ -343,7 +364,7 @@ func (b *builder) call(p string, rc *rawCall) []sim.Message {
 		b.fail(p+".id", "must be a tool_use id matching %s (toolu_rr… is kept for re-reads), got %q", toolUseID, rc.ID)
 	}
 	call := sim.Message{ID: "call-" + rc.ID, Role: sim.RoleAssistant, Kind: sim.KindToolCall, Tool: rc.Tool, ToolUseID: rc.ID,
-		Origin: b.origin, Usage: usageOf(rc.Usage)}
+		Origin: b.origin, Usage: usageOf(rc.Usage), Continues: rc.Continues}
 	res := sim.Message{ID: "result-" + rc.ID, Role: sim.RoleTool, Kind: sim.KindToolResult, Tool: rc.Tool, ToolUseID: rc.ID,
 		Summary: rc.Summary, Origin: b.origin}
 	for _, id := range []string{call.ID, res.ID} {

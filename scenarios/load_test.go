@@ -260,6 +260,14 @@ func TestLoadErrors(t *testing.T) {
 		{"empty lesson.yaml", func(t *testing.T, f map[string]string) broken {
 			return broken{"lesson.yaml", "", 0, "empty"}
 		}},
+		{"continues with no assistant message before it", func(t *testing.T, f map[string]string) broken {
+			s := replaceOnce(t, f["lesson.yaml"], "      - id: m-read\n        role: assistant\n", "      - id: m-read\n        continues: true\n        role: assistant\n")
+			return broken{"lesson.yaml", s, lineOf(t, s, "continues: true", 1), "trace[3].messages[0].continues"}
+		}},
+		{"recorded text in a lesson written for ctxsim", func(t *testing.T, f map[string]string) broken {
+			s := replaceOnce(t, f["lesson.yaml"], "      - id: m-read\n        role: assistant\n", "      - id: m-read\n        origin: recorded\n        role: assistant\n")
+			return broken{"lesson.yaml", s, lineOf(t, s, "origin: recorded", 1), "trace[3].messages[0].origin"}
+		}},
 		{"id not matching the directory", func(t *testing.T, f map[string]string) broken {
 			s := replaceOnce(t, f["lesson.yaml"], "id: context-memory\n", "id: other-lesson\n")
 			return broken{"lesson.yaml", s, lineOf(t, s, "id: other-lesson", 1), "id"}

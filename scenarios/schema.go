@@ -175,6 +175,13 @@ type rawMessage struct {
 	Answer  *rawAnswer `yaml:"answer"`
 	Call    *rawCall   `yaml:"call"`
 	Usage   *rawUsage  `yaml:"usage"`
+	// Origin overrides where the text comes from: "authored" marks text
+	// written for the lesson inside a recorded one (a stand-in for a system
+	// prompt the file does not hold).
+	Origin string `yaml:"origin"`
+	// Continues: the model call of the assistant message before it in the
+	// step wrote this one too (a recorded response of text and tool calls).
+	Continues bool `yaml:"continues"`
 }
 
 // rawUsage is a provider's accounting of the model call that wrote a
@@ -209,6 +216,9 @@ type rawCall struct {
 	Edit     *rawEdit  `yaml:"edit"`
 	Summary  string    `yaml:"summary"`
 	Usage    *rawUsage `yaml:"usage"` // the call's message, in a recorded session
+	// Continues: the call is part of the model call of the assistant
+	// message before it in the step (parallel calls of one response).
+	Continues bool `yaml:"continues"`
 }
 
 type rawEdit struct {

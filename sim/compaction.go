@@ -228,7 +228,7 @@ func (r *compactionRun) compactRange(h *harness, n int, emergency bool, mode []s
 	sum := r.summarize(h, rng)
 	c.summary, c.summaryID, c.mechanical, c.card = sum.Tokens, sum.ID, sum.Summary.Mechanical, sum.Summary.Card
 	if r.cfg.Loss {
-		p := lossPanel(lossFacts(rng), sum.Content)
+		p := lossPanel(lossFacts(h.l, rng), sum.Content)
 		c.loss = &p
 	}
 	svs := vs

@@ -169,7 +169,7 @@ func (h *harness) messages(ms []Message) bool {
 // It reports false when the run of this session stopped.
 func (h *harness) message(m *Message) bool {
 	if m.Role == RoleAssistant {
-		if !h.call() {
+		if !m.Continues && !h.call() {
 			return false
 		}
 		if m.Kind == KindToolCall {

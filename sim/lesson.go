@@ -83,6 +83,9 @@ type Lesson struct {
 	// held says, for the lesson's fixed texts, whether each fact's pattern
 	// matches them (see IndexFacts); replays match other texts as they go.
 	held map[factText]bool
+	// errLines is the error line of each tool result text of the trace
+	// ("" when none), for the loss view.
+	errLines map[string]string
 }
 
 // factText keys whether a fact's pattern matches a text.
@@ -113,6 +116,14 @@ func (l *Lesson) IndexFacts() {
 	for _, m := range l.Mechanisms {
 		if c, ok := m.(interface{ texts() []string }); ok {
 			texts = append(texts, c.texts()...)
+		}
+	}
+	l.errLines = map[string]string{}
+	for _, st := range l.Trace {
+		for _, m := range st.Messages {
+			if m.Role == RoleTool {
+				l.errLines[m.Content] = errorLine(m.Content)
+			}
 		}
 	}
 	l.held = make(map[factText]bool, len(texts)*len(l.Facts))
@@ -193,6 +204,10 @@ type Message struct {
 	// Usage is what the provider reported for the model call that wrote
 	// this (assistant) message, in a recorded session; nil otherwise.
 	Usage *Usage
+	// Continues marks an assistant message written by the same model call
+	// as the assistant message before it in the step (a recorded response
+	// of text and tool calls): no model call, no check, comes before it.
+	Continues bool
 }
 
 // Usage is a provider's token accounting of one model call.

@@ -23,18 +23,21 @@ type lossFact struct {
 }
 
 // lossLimit is the most facts of each kind a loss view lists.
-const lossLimit = 6
+const lossLimit = 4
 
 var (
-	pathRE        = regexp.MustCompile(`(?:[\w.-]+/)+[\w.-]+\.[A-Za-z0-9]{1,8}\b`)
-	errorRE       = regexp.MustCompile(`(?i)\b(error|errors|failed|failure|fail|panic|exception|traceback|cannot|undefined|not found)\b`)
+	pathRE = regexp.MustCompile(`(?:~?/)?(?:[\w.-]+/)+[\w.-]+\.[A-Za-z0-9]{1,8}\b`)
+	// errorRE finds a line that reports an error, not one that merely says
+	// the word (Go's "func f() error {"): "error:", "[error]", a failure word,
+	// a FAIL line. It runs over a whole result at once (multi-line mode).
+	errorRE       = regexp.MustCompile(`(?im)(\berror\b\s*[:\]]|\b(errors? occurred|failed|failure|panic|exception|traceback|cannot|undefined|not found|no such file|permission denied)\b)|^\s*(--- )?FAIL\b`)
 	instructionRE = regexp.MustCompile(`(?i)\b(always|never|must|don't|do not|make sure|avoid|only use|instead of)\b`)
 	wordRE        = regexp.MustCompile(`[\p{L}\p{N}_]{4,}`)
 	sentenceRE    = regexp.MustCompile(`[.!?\n]+`)
 )
 
 // lossFacts lists the facts of a range, in order of first appearance.
-func lossFacts(rng []Block) []lossFact {
+func lossFacts(l *Lesson, rng []Block) []lossFact {
 	var out []lossFact
 	seen := map[string]bool{}
 	add := func(f lossFact) {
@@ -61,7 +64,7 @@ func lossFacts(rng []Block) []lossFact {
 				add(lossFact{kind: "command", text: c, keys: commandKeys(c), all: true})
 			}
 		case b.Role == RoleTool:
-			if line := errorLine(b.Content); line != "" {
+			if line := l.errorLine(b.Content); line != "" {
 				add(lossFact{kind: "error", text: line, keys: words(line)})
 			}
 		case b.Role == RoleUser && b.Kind != KindSummary:
@@ -116,10 +119,24 @@ func commandKeys(c string) []string {
 	return []string{strings.Join(f, " ")}
 }
 
+// errorLine is errorLine of a result text, looked up for the trace's own
+// results (IndexFacts) and worked out for texts made during the replay.
+func (l *Lesson) errorLine(text string) string {
+	if line, ok := l.errLines[text]; ok {
+		return line
+	}
+	return errorLine(text)
+}
+
 // errorLine is the first line of a tool result that reports an error.
 func errorLine(text string) string {
-	for line := range strings.Lines(text) {
-		if line = strings.TrimSpace(line); errorRE.MatchString(line) && len(words(line)) >= 2 {
+	for _, m := range errorRE.FindAllStringIndex(text, -1) {
+		start := strings.LastIndexByte(text[:m[0]], '\n') + 1
+		end := len(text)
+		if i := strings.IndexByte(text[m[0]:], '\n'); i >= 0 {
+			end = m[0] + i
+		}
+		if line := strings.TrimSpace(text[start:end]); len(words(line)) >= 2 {
 			return cut(line, 90)
 		}
 	}

@@ -14,7 +14,7 @@ func TestLossFacts(t *testing.T) {
 		{ID: "r2", Role: RoleTool, Kind: KindToolResult, Content: "ok 1\nTypeError: cannot read properties of undefined (reading 'length')\n"},
 		{ID: "a1", Role: RoleAssistant, Content: "I will patch parseArray."},
 	}
-	facts := lossFacts(rng)
+	facts := lossFacts(&Lesson{}, rng)
 	var got []string
 	for _, f := range facts {
 		got = append(got, f.kind+": "+f.text)
@@ -50,5 +50,42 @@ func TestLossFacts(t *testing.T) {
 	}
 	if p := lossPanel(nil, "x"); len(p.Rows) != 0 || p.Notes[0].Key != "panel.loss.none" {
 		t.Errorf("lossPanel of an empty range = %+v; want no rows and the none note", p)
+	}
+}
+
+// TestErrorLine: a line that reports an error is a fact; a line that only
+// says the word (a Go signature) is not.
+func TestErrorLine(t *testing.T) {
+	tests := []struct{ text, want string }{
+		{"func handle(ctx context.Context) error { return nil }\n", ""},
+		{"ok\n[error] exit status 1\n", "[error] exit status 1"},
+		{"=== RUN TestParse\n--- FAIL: TestParse (0.00s)\n", "--- FAIL: TestParse (0.00s)"},
+		{"open config.yaml: no such file or directory\n", "open config.yaml: no such file or directory"},
+		{"Error: listen EADDRINUSE :3000\n", "Error: listen EADDRINUSE :3000"},
+		{"errors are wrapped with context\n", ""},
+		{"all 12 tests passed\n", ""},
+	}
+	for _, tt := range tests {
+		if got := errorLine(tt.text); got != tt.want {
+			t.Errorf("errorLine(%q) = %q; want %q", tt.text, got, tt.want)
+		}
+	}
+}
+
+// TestLossFilesOnce: a path named in a call's arguments and in a message is
+// one fact, with or without the leading slash.
+func TestLossFilesOnce(t *testing.T) {
+	rng := []Block{
+		{ID: "c1", Role: RoleAssistant, Kind: KindToolCall, Args: `{"file_path":"/work/app/store.go"}`},
+		{ID: "r1", Role: RoleTool, Kind: KindToolResult, Content: "package store\n"},
+		{ID: "a1", Role: RoleAssistant, Content: "I read /work/app/store.go and ~/notes/todo.md."},
+	}
+	var got []string
+	for _, f := range lossFacts(&Lesson{}, rng) {
+		got = append(got, f.kind+": "+f.text)
+	}
+	want := "file: /work/app/store.go\nfile: ~/notes/todo.md"
+	if strings.Join(got, "\n") != want {
+		t.Errorf("lossFacts =\n%s\nwant\n%s", strings.Join(got, "\n"), want)
 	}
 }

@@ -14,7 +14,7 @@ import (
 // results after them), once: Tier 3 stays untouched, Tier 2 becomes a
 // summary or a head + tail excerpt, Tier 1 becomes a metadata stub.
 type Tiered struct {
-	Pressure int // tokens
+	Pressure int // tokens, in the lesson's window (a smaller window of a Limit scales it)
 	Rules    TierRules
 	// Optional: a replay may do without the compressor. The strategy
 	// parameter then offers "off" (the default) beside tiered and age, and
@@ -88,6 +88,10 @@ func (t Tiered) start(h *harness) hooks {
 	if t.Optional {
 		r.floor, r.summarizerOK, r.successes = true, true, false
 	}
+	r.pressure = t.Pressure
+	if w := windowOf(h.l, h.p); w < h.l.Window {
+		r.pressure = int(int64(t.Pressure) * int64(w) / int64(h.l.Window))
+	}
 	return r
 }
 
@@ -101,10 +105,12 @@ type tieredRun struct {
 	successes    bool
 	pairsBroken  bool
 
+	pressure  int  // the pressure line in this run's window
 	latched   bool // the compressor has started
 	staleRead bool // a pass since the last frame stubbed a file read
 	reads     map[string]bool
-	sized     map[string]sized // characters of each result, by block id
+	sized     map[string]sized  // characters of each result, by block id
+	summaries map[string]string // Tier 2 texts of the trace, by tool_use id
 }
 
 // sized is a text and its characters.
@@ -149,7 +155,7 @@ func (r *tieredRun) afterResult(h *harness) {
 		r.pass(h)
 		return
 	}
-	if h.total() <= r.cfg.Pressure {
+	if h.total() <= r.pressure {
 		return
 	}
 	r.latched = true
@@ -221,7 +227,10 @@ type budget struct{ tries, wins int }
 // and the budget allows, else head + tail.
 func (r *tieredRun) tier2(h *harness, b *Block, idx int, bg *budget) {
 	chars := r.chars(b)
-	if chars > r.rules.SemanticMinChars && r.rules.Summarizable(b.Tool) {
+	// A replay without Tier 2 texts (a recorded session) has no model to
+	// call: its results are cut, and no call is counted.
+	noModel := r.cfg.Optional && r.summaryOf(h, b.ToolUseID) == ""
+	if chars > r.rules.SemanticMinChars && r.rules.Summarizable(b.Tool) && !noModel {
 		spent := bg.tries
 		if r.successes {
 			spent = bg.wins
@@ -257,14 +266,17 @@ func (r *tieredRun) tier2(h *harness, b *Block, idx int, bg *budget) {
 
 // summaryOf is the summary the trace gives for a result.
 func (r *tieredRun) summaryOf(h *harness, toolUseID string) string {
-	for _, st := range h.l.Trace {
-		for _, m := range st.Messages {
-			if m.Role == RoleTool && m.ToolUseID == toolUseID {
-				return m.Summary
+	if r.summaries == nil {
+		r.summaries = map[string]string{}
+		for _, st := range h.l.Trace {
+			for _, m := range st.Messages {
+				if m.Role == RoleTool && m.Summary != "" {
+					r.summaries[m.ToolUseID] = m.Summary
+				}
 			}
 		}
 	}
-	return ""
+	return r.summaries[toolUseID]
 }
 
 // rewrite replaces a result's content in place: the prompt cache is
@@ -342,9 +354,9 @@ func (r *tieredRun) frame(h *harness, f *Frame, fc frameCtx) {
 		f.Decisive = true // a pass stripped a file read: the agent will have to read it again
 	}
 	r.staleRead = false
-	f.Line = Line{Tokens: r.cfg.Pressure, Key: "line.pressure"}
-	f.Alert = f.Total > r.cfg.Pressure
-	f.Figures = append(f.Figures, tokens("pressure", r.cfg.Pressure))
+	f.Line = Line{Tokens: r.pressure, Key: "line.pressure"}
+	f.Alert = f.Total > r.pressure
+	f.Figures = append(f.Figures, tokens("pressure", r.pressure))
 	r.figures(f)
 	rewritten := map[string]Event{}
 	for _, e := range f.Events {
@@ -554,7 +566,7 @@ func (r *tieredRun) finish(h *harness, rp *Replay) {
 	rows := []Row{
 		{Key: "tier3", Values: []Figure{count("d", rl.KeepRecent)}, Note: &Msg{Key: "rules.tier3"}},
 		{Key: "tier2", Values: []Figure{count("from", rl.KeepRecent), count("to", rl.Tier1Distance-1)},
-			Note: &Msg{Key: "rules.tier2." + h.p.Get("budget"), Args: []Figure{
+			Note: &Msg{Key: "rules.tier2." + r.budgetWord(h), Args: []Figure{
 				{Name: "min", Value: rl.SemanticMinChars, Unit: UnitChars}, count("max", rl.MaxSemanticPerPass),
 				count("chars", rl.ExcerptChars), percent("head", rl.HeadPercent), percent("tail", 100-rl.HeadPercent)}}},
 		{Key: "tier1", Values: []Figure{count("d", rl.Tier1Distance)}, Note: &Msg{Key: "rules.tier1"}},
@@ -568,6 +580,15 @@ func (r *tieredRun) finish(h *harness, rp *Replay) {
 		}
 	}
 	rp.Panels = append(rp.Panels, Panel{ID: "rules", Tone: "ok", Rows: rows, Section: "panel:rules"})
+}
+
+// budgetWord names the Tier 2 rule: what the budget counts, or "cut" when
+// the replay has no Tier 2 texts (a recorded session).
+func (r *tieredRun) budgetWord(h *harness) string {
+	if r.cfg.Optional {
+		return "cut"
+	}
+	return h.p.Get("budget")
 }
 
 func onOffWord(on bool) string {

@@ -74,6 +74,7 @@ func TestLongLessonStepPage(t *testing.T) {
 		if !strings.Contains(page, `/1400"`) {
 			t.Errorf("step %d: the track does not link the last step", step)
 		}
+		checkTrack(t, page, lp.Steps.Ticks)
 	}
 }
 
@@ -107,6 +108,39 @@ func TestTicksShown(t *testing.T) {
 			if !found {
 				t.Errorf("ticksShown(%d, %d) = %v; lacks %d", tt.n, tt.cur, got, w)
 			}
+		}
+	}
+}
+
+// checkTrack checks the rendered track: one item per tick, a gap is an
+// ellipsis and nothing else, every other item links a step, and no text
+// leaks between the items.
+func checkTrack(t *testing.T, page string, ticks []views.Tick) {
+	t.Helper()
+	start := strings.Index(page, `<ol class="track">`)
+	end := strings.Index(page[max(start, 0):], "</ol>")
+	if start < 0 || end < 0 {
+		t.Fatal("the page has no step track")
+	}
+	track := page[start+len(`<ol class="track">`) : start+end]
+	items := strings.Split(track, "</li>")
+	if strings.TrimSpace(items[len(items)-1]) != "" {
+		t.Errorf("text after the last tick: %q", items[len(items)-1])
+	}
+	items = items[:len(items)-1]
+	if len(items) != len(ticks) {
+		t.Fatalf("the track has %d items; want %d ticks", len(items), len(ticks))
+	}
+	for i, it := range items {
+		it = strings.TrimSpace(it)
+		if !strings.HasPrefix(it, "<li") {
+			t.Errorf("tick %d: text before the item: %.80q", i, it)
+		}
+		switch {
+		case ticks[i].Gap && (!strings.Contains(it, "tick-gap") || strings.Contains(it, "<a")):
+			t.Errorf("tick %d is a gap; the item is %.120q", i, it)
+		case !ticks[i].Gap && (!strings.Contains(it, `href="/`) || strings.Contains(it, "tick-gap")):
+			t.Errorf("tick %d links step %s; the item is %.120q", i, ticks[i].URL, it)
 		}
 	}
 }

@@ -1,0 +1,106 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+	"strings"
+	"time"
+
+	"ctxsim/importer"
+	"ctxsim/summarizer"
+	"ctxsim/tokens"
+	"ctxsim/transcript"
+)
+
+// runImport is `ctxsim import`: a recorded session file becomes a lesson
+// directory that `ctxsim serve -lessons DIR` serves.
+func runImport(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("import", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	out := fs.String("o", "lessons", "lessons directory to write the lesson into (serve it with -lessons)")
+	id := fs.String("id", "", "lesson id (default: session- and the file name)")
+	format := fs.String("format", "", "file format: claude-code or openai-chat (default: detected)")
+	window := fs.Int("window", 0, "window in tokens (default: the model family's, grown to fit the session)")
+	noRedact := fs.Bool("no-redact", false, "keep API keys, bearer tokens, e-mail addresses and the home directory as recorded")
+	sumURL := fs.String("summarizer", "", "endpoint that writes summaries for ranges no recorded summary covers (…/v1/chat/completions or …/v1/messages)")
+	sumModel := fs.String("summarizer-model", "", "model name for -summarizer")
+	sumKey := fs.String("summarizer-key-env", "CTXSIM_SUMMARIZER_KEY", "environment variable holding the -summarizer API key")
+	maxLine := fs.Int("max-line", 0, "longest line read, in bytes (default 64 MiB)")
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: ctxsim import [flags] FILE\n\nFILE is a Claude Code session (~/.claude/projects/<dir>/<session>.jsonl) or an OpenAI chat messages JSON file.\n\nflags:")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() != 1 {
+		fs.Usage()
+		return errors.New("import: name exactly one session file")
+	}
+	switch *format {
+	case "", string(transcript.ClaudeCode), string(transcript.OpenAIChat):
+	default:
+		return fmt.Errorf("import: -format must be %s or %s, got %q", transcript.ClaudeCode, transcript.OpenAIChat, *format)
+	}
+	if *window < 0 {
+		return fmt.Errorf("import: -window must be a positive number of tokens, got %d", *window)
+	}
+	var sum *summarizer.Client
+	if *sumURL != "" {
+		c, err := summarizer.New(*sumURL, *sumModel, os.Getenv(*sumKey))
+		if err != nil {
+			return fmt.Errorf("import: %w", err)
+		}
+		sum = c
+	}
+	s, err := transcript.Read(fs.Arg(0), transcript.Options{Format: transcript.Format(*format), Redact: !*noRedact, MaxLine: *maxLine})
+	if err != nil {
+		return fmt.Errorf("import: %w", err)
+	}
+	tok, err := tokens.New()
+	if err != nil {
+		return err
+	}
+	rep, err := importer.Write(ctx, s, importer.Options{Dir: *out, ID: *id, Window: *window, Redacted: !*noRedact,
+		Now: time.Now(), Tokens: tok, Summarizer: sum, Log: stderr})
+	if err != nil {
+		return fmt.Errorf("import: %w", err)
+	}
+	report(stdout, s, rep, *out)
+	return nil
+}
+
+// report prints what an import wrote.
+func report(w io.Writer, s *transcript.Session, r *importer.Report, dir string) {
+	fmt.Fprintf(w, "ctxsim: imported %s (%s) as lesson %s in %s\n", s.File, s.Format, r.ID, r.Path)
+	fmt.Fprintf(w, "  %d records read; %d messages, %d tool calls, %d compactions → %d steps\n", s.Records, r.Messages, r.Calls, r.Compactions, r.Steps)
+	fmt.Fprintf(w, "  window %d tokens; the recorded replay peaks at %d (o200k_base); %d model calls with provider usage\n", r.Window, r.Peak, r.UsageCalls)
+	fmt.Fprintf(w, "  %d preset policies replayed; %d ranges compacted to mechanical excerpts; %d summaries written by the summarizer\n", r.Policies, r.Mechanical, r.Summarized)
+	fmt.Fprintf(w, "  redacted: %s\n", counts(s.Redactions))
+	fmt.Fprintf(w, "  skipped: %s\n", counts(s.Skipped))
+	for _, warn := range r.Warnings {
+		fmt.Fprintf(w, "  warning: %s\n", warn)
+	}
+	fmt.Fprintf(w, "serve it: ctxsim serve -lessons %s   (then open /%s)\n", dir, r.ID)
+}
+
+func counts(m map[string]int) string {
+	if len(m) == 0 {
+		return "nothing"
+	}
+	var keys []string
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	var parts []string
+	for _, k := range keys {
+		parts = append(parts, fmt.Sprintf("%s %d", k, m[k]))
+	}
+	return strings.Join(parts, ", ")
+}

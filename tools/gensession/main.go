@@ -1,0 +1,28 @@
+// Command gensession writes a synthetic session in Claude Code's JSON Lines
+// format, for benchmarks and screenshots of `ctxsim import`. Every text in
+// it says it is synthetic: it is not a recording.
+//
+//	go run ./tools/gensession -turns 2500 -compact-every 400 > /tmp/synthetic.jsonl
+package main
+
+import (
+	"flag"
+	"fmt"
+	"os"
+
+	"ctxsim/transcript/synth"
+)
+
+func main() {
+	turns := flag.Int("turns", 2500, "user turns (4 records each)")
+	every := flag.Int("compact-every", 400, "turns between compactions (0: none)")
+	chars := flag.Int("result-chars", 2000, "mean characters of a tool result")
+	seed := flag.Uint64("seed", 1, "random seed")
+	flag.Parse()
+	n, err := synth.Write(os.Stdout, synth.Options{Turns: *turns, CompactEvery: *every, ResultChars: *chars, Seed: *seed})
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "gensession:", err)
+		os.Exit(1)
+	}
+	fmt.Fprintf(os.Stderr, "gensession: %d records\n", n)
+}

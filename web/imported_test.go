@@ -1,0 +1,215 @@
+package web
+
+import (
+	"context"
+	"encoding/json"
+	"html"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"ctxsim/importer"
+	"ctxsim/scenarios"
+	"ctxsim/sim"
+	"ctxsim/transcript"
+	"ctxsim/transcript/synth"
+)
+
+// importedServer serves the built-in lessons and three imported sessions:
+// a Claude Code file with a recorded compaction and provider usage, an
+// OpenAI chat file with a system prompt and parallel calls, and a
+// synthetic Claude Code session long enough for every policy to compact
+// and the compressor to run in a small window.
+var importedServer = sync.OnceValues(func() (*Server, error) {
+	base, err := builtins()
+	if err != nil {
+		return nil, err
+	}
+	dir, err := os.MkdirTemp("", "ctxsim-imported-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(dir)
+	synthetic := filepath.Join(dir, "synthetic.jsonl")
+	f, err := os.Create(synthetic)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := synth.Write(f, synth.Options{Turns: 9, CompactEvery: 6, ResultChars: 1500, Seed: 5}); err != nil {
+		return nil, err
+	}
+	f.Close()
+	lessons := dir + "/lessons"
+	for _, in := range []struct {
+		path   string
+		window int
+	}{
+		{"../transcript/testdata/cc_compaction.jsonl", 0},
+		{"../transcript/testdata/oa_tools.json", 0},
+		{synthetic, 6000},
+	} {
+		s, err := transcript.Read(in.path, transcript.Options{Redact: true, Home: "/home/alice"})
+		if err != nil {
+			return nil, err
+		}
+		if _, err := importer.Write(context.Background(), s, importer.Options{Dir: lessons, Window: in.window, Redacted: true,
+			Now: time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC), Tokens: base.Tokens}); err != nil {
+			return nil, err
+		}
+	}
+	extra, err := scenarios.Load(os.DirFS(lessons), "lessons", base.Tokens)
+	if err != nil {
+		return nil, err
+	}
+	return New(Config{Lessons: append(append([]*scenarios.Lesson{}, base.Lessons...), extra...), Tokens: base.Tokens})
+})
+
+var importedIDs = []string{"session-cc-compaction", "session-oa-tools", "session-synthetic"}
+
+// TestImportedLessons: an imported session is a lesson like any other.
+// Every state of every preset policy serves, in both languages, in the
+// presenter view and beside the default; the narration is true in every
+// state (thresholds 1 to 100 too); no catalog key shows.
+func TestImportedLessons(t *testing.T) {
+	s, err := importedServer()
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := s.Handler()
+	for _, id := range importedIDs {
+		l, ok := s.lessons.byID[id]
+		if !ok {
+			t.Fatalf("the server has no lesson %s", id)
+		}
+		t.Run(id, func(t *testing.T) {
+			def := l.DefaultPolicy()
+			pages := 0
+			kinds := map[sim.FrameKind]bool{}
+			mechanical := false
+			for _, p := range l.PresetPolicies() {
+				r, err := s.run(l, p)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for i, f := range r.Frames {
+					kinds[f.Kind] = true
+					mechanical = mechanical || (f.Pending != nil && f.Pending.Summary != nil && f.Pending.Summary.Mechanical)
+					for _, lang := range languages() {
+						st := State{Lang: lang, Lesson: l.ID, Policy: p, Step: i + 1}
+						body := getOK(t, h, LessonURL(st))
+						if k := missingKey(body); k != "" {
+							t.Fatalf("GET %s shows the catalog key %q", LessonURL(st), k)
+						}
+						pages++
+						if p == def {
+							st.View = ViewPresent
+							getOK(t, h, LessonURL(st))
+						}
+					}
+				}
+				if p != def {
+					getOK(t, h, LessonURL(State{Lang: "en", Lesson: l.ID, Policy: def, Compare: &p, Step: 1}))
+				}
+			}
+			getOK(t, h, "/en/"+l.ID+"/"+def.String()+"/handout")
+			t.Logf("%s: %d pages", id, pages)
+			if id == "session-synthetic" && (!mechanical || !kinds[sim.FramePass] || !kinds[sim.FrameOverflow] || !kinds[sim.FrameSummary]) {
+				t.Errorf("the synthetic session's presets show %v, mechanical excerpt %v; want a compaction to an excerpt, a compressor pass and an overflow", kinds, mechanical)
+			}
+			checkLessonTruth(t, s, l)
+		})
+	}
+}
+
+func getOK(t *testing.T, h http.Handler, path string) string {
+	t.Helper()
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, path, nil))
+	if rec.Code != http.StatusOK {
+		t.Fatalf("GET %s = %d", path, rec.Code)
+	}
+	return rec.Body.String()
+}
+
+// TestImportedPage: the page of an imported session says where it comes
+// from, shows the provider's count beside the replay's on a model call,
+// and the loss view beside a recorded summary.
+func TestImportedPage(t *testing.T) {
+	s, err := importedServer()
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := s.Handler()
+	l := s.lessons.byID["session-cc-compaction"]
+	p := l.DefaultPolicy()
+	if p.String() != "compaction-recorded.threshold-92.strategy-off.window-200000" {
+		t.Fatalf("default policy %s; want compaction as recorded, the compressor off, the 200k window", p)
+	}
+	page := func(step int) string {
+		return getOK(t, h, LessonURL(State{Lang: "en", Lesson: l.ID, Policy: p, Step: step}))
+	}
+	first := page(1)
+	for _, want := range []string{"claude-opus-4-1", "2025-06-02 09:00 – 2025-06-02 09:06 UTC", "cc_compaction.jsonl", "ctxsim import",
+		"System prompt (not in the file)"} {
+		if !strings.Contains(first, want) {
+			t.Errorf("step 1 does not say %q", want)
+		}
+	}
+	// Step 2 is the Bash call: its model call's usage is in the file.
+	two := page(2)
+	for _, want := range []string{`data-testid="usage-panel"`, "9.0k", "20 new"} {
+		if !strings.Contains(two, want) {
+			t.Errorf("step 2 (the Bash call) lacks %q in the usage panel", want)
+		}
+	}
+	// Step 5 is the recorded summary.
+	five := page(5)
+	for _, want := range []string{`data-testid="loss-panel"`, "This session is being continued", "cc_compaction.jsonl (line 5)"} {
+		if !strings.Contains(five, want) {
+			t.Errorf("step 5 (the recorded summary) lacks %q", want)
+		}
+	}
+	var doc apiDoc
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/api/lessons/session-cc-compaction/frames?window=50000", nil))
+	if rec.Code != http.StatusOK {
+		t.Fatalf("frames API = %d: %s", rec.Code, rec.Body)
+	}
+	if err := json.Unmarshal(rec.Body.Bytes(), &doc); err != nil {
+		t.Fatal(err)
+	}
+	if doc.Window != 50000 || doc.Policy["window"] != "50000" || doc.Policy["compaction"] != "recorded" {
+		t.Errorf("frames API window %d, policy %v; want the 50000 window, compaction recorded", doc.Window, doc.Policy)
+	}
+}
+
+// missingKey is a catalog key the page shows as text (its message is
+// missing), or "". A page's text rarely holds a key's prefix, so the
+// pattern runs only when one does.
+func missingKey(page string) string {
+	var b strings.Builder
+	in := false
+	for _, r := range page {
+		switch {
+		case r == '<':
+			in = true
+		case r == '>':
+			in = false
+			b.WriteByte(' ')
+		case !in:
+			b.WriteRune(r)
+		}
+	}
+	text := html.UnescapeString(b.String())
+	for _, p := range []string{"ui.", "panel.", "event.", "badge.", "kind.", "role.", "param.", "value.", "origin.", "cache.", "diff.", "legend.", "line.", "rules.", "counters.", "pass.", "cost.", "block.", "help.", "js."} {
+		if strings.Contains(text, p) {
+			return catalogKey.FindString(text)
+		}
+	}
+	return ""
+}
