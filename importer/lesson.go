@@ -145,103 +145,173 @@ type trace struct {
 
 // stepKind is what a messages step of an imported trace holds.
 type stepKind struct {
-	user      string   // a user message's block id
-	carried   string   // a recorded summary the file starts from
-	assistant string   // an assistant text block id
-	calls     []string // tool call ids
+	carried   string     // a recorded summary the file starts from
+	user      string     // a user message's block id
+	responses []response // the model's responses, in order
 }
 
-// buildTrace turns s's messages into trace steps: one step per user
-// message, one per assistant message with its tool calls (each call and
-// its result as one call item), and a compact step where the session
-// compacted. It also works out, in the recorded replay, which blocks each
-// compaction replaced: everything in the window since the previous one.
+// response is one model response: its text block and its tool calls.
+type response struct {
+	text  string   // the assistant text block id ("" when it only calls tools)
+	calls []string // tool call ids
+}
+
+// maxSteps is about the most steps an imported trace has: a longer
+// session's responses are grouped several to a step (a step never spans a
+// user message or a compaction), so that a student can step through it
+// and every replay stays small.
+const maxSteps = 300
+
+// buildTrace turns s's messages into trace steps. A user message starts a
+// step; a model response (its text, then each tool call with its result
+// as one call item) joins the step, up to the group size; a compaction
+// marks a compact step. It also works out, in the recorded replay, which
+// blocks each compaction replaced: everything in the window since the
+// previous one.
 func buildTrace(s *transcript.Session, prov func(transcript.Compaction) map[string]string) (*trace, error) {
-	t := &trace{kinds: map[string]stepKind{}}
-	results := resultsOf(s.Messages)
-	ids := newIDs()
-	var window []string // blocks in the window in the recorded replay
-	compaction, n := 0, 0
-	next := func() string { n++; return fmt.Sprintf("s%d", n) }
+	b := &traceBuilder{t: &trace{kinds: map[string]stepKind{}}, results: resultsOf(s.Messages), ids: newIDs(),
+		group: groupSize(s.Messages)}
+	compaction := 0
 	for i := 0; i <= len(s.Messages); i++ {
 		for compaction < len(s.Compactions) && s.Compactions[compaction].Before == i {
-			c := s.Compactions[compaction]
 			compaction++
-			id := fmt.Sprintf("c%d", compaction)
-			if len(window) > 0 {
-				t.cards = append(t.cards, card{ID: id, Covers: window,
-					Versions: []version{{Content: c.Summary, Provenance: prov(c), Recorded: true}}})
-				t.steps = append(t.steps, step{Step: fmt.Sprintf("compact-%d", compaction), Type: "compact", Card: id})
-			} else if strings.TrimSpace(c.Summary) != "" {
-				// The file starts after a compaction: the session went on
-				// from this summary, so the window starts with it.
-				st := step{Step: next(), Messages: []message{{ID: id, Role: "user",
-					Label: map[string]string{"en": "Summary the session starts from", "ja": "セッションの出発点の要約"}, Content: c.Summary}}}
-				t.kinds[st.Step] = stepKind{carried: id}
-				t.steps = append(t.steps, st)
-			} else {
-				continue
-			}
-			window = []string{id}
+			b.compact(compaction, s.Compactions[compaction-1], prov)
 		}
 		if i == len(s.Messages) {
 			break
 		}
-		m := s.Messages[i]
-		st := step{}
-		var k stepKind
-		switch m.Role {
+		switch m := s.Messages[i]; m.Role {
 		case transcript.User:
-			if strings.TrimSpace(m.Text) == "" {
-				continue
+			if strings.TrimSpace(m.Text) != "" {
+				b.user(i, m)
 			}
-			k.user = fmt.Sprintf("u%d", i+1)
-			st.Messages = append(st.Messages, message{ID: k.user, Role: "user", Label: labelOf(m.Text), Content: m.Text})
 		case transcript.Assistant:
-			u := usageOf(m.Usage)
-			if strings.TrimSpace(m.Text) != "" || len(m.Calls) == 0 {
-				k.assistant = fmt.Sprintf("a%d", i+1)
-				text := m.Text
-				if strings.TrimSpace(text) == "" {
-					text = "(no text)"
-				}
-				st.Messages = append(st.Messages, message{ID: k.assistant, Role: "assistant", Label: labelOf(text), Content: text, Usage: u})
-				u = nil
-			}
-			for _, c := range m.Calls {
-				id := ids.call(c.ID)
-				res, ok := results[c.ID]
-				if !ok {
-					res = noResult
-				}
-				args := c.Args
-				if strings.TrimSpace(args) == "" {
-					args = "{}"
-				}
-				st.Messages = append(st.Messages, message{Call: &call{ID: id, Tool: c.Name, ArgsJSON: args, Result: nonEmpty(res), Usage: u,
-					Continues: len(st.Messages) > 0}})
-				u = nil
-				k.calls = append(k.calls, id)
-				t.calls++
-			}
-		default:
-			continue // tool results travel with their calls
+			b.response(i, m)
 		}
-		for _, m := range st.Messages {
-			if m.Call != nil {
-				window = append(window, "call-"+m.Call.ID, "result-"+m.Call.ID)
-			} else {
-				window = append(window, m.ID)
-			}
-		}
-		st.Step = next()
-		t.kinds[st.Step] = k
-		t.steps = append(t.steps, st)
+		// Tool results travel with their calls.
 	}
-	if len(t.steps) == 0 {
+	b.flush()
+	if len(b.t.steps) == 0 {
 		return nil, fmt.Errorf("%s: the session holds no user or assistant message", s.File)
 	}
-	return t, nil
+	return b.t, nil
+}
+
+// groupSize is how many model responses share a step: one, or as many as
+// keep the trace near maxSteps.
+func groupSize(msgs []transcript.Message) int {
+	n := 0
+	for _, m := range msgs {
+		if m.Role == transcript.Assistant {
+			n++
+		}
+	}
+	return max(1, (n+maxSteps-1)/maxSteps)
+}
+
+// traceBuilder accumulates the step being built.
+type traceBuilder struct {
+	t       *trace
+	results map[string]string
+	ids     *idSet
+	group   int
+	n       int      // steps numbered so far
+	window  []string // blocks in the window in the recorded replay
+	cur     *step
+	kind    stepKind
+}
+
+func (b *traceBuilder) flush() {
+	if b.cur == nil {
+		return
+	}
+	b.n++
+	b.cur.Step = fmt.Sprintf("s%d", b.n)
+	for _, m := range b.cur.Messages {
+		if m.Call != nil {
+			b.window = append(b.window, "call-"+m.Call.ID, "result-"+m.Call.ID)
+		} else {
+			b.window = append(b.window, m.ID)
+		}
+	}
+	b.t.kinds[b.cur.Step] = b.kind
+	b.t.steps = append(b.t.steps, *b.cur)
+	b.cur, b.kind = nil, stepKind{}
+}
+
+func (b *traceBuilder) open() {
+	if b.cur == nil {
+		b.cur = &step{}
+	}
+}
+
+// compact marks a recorded compaction. At the start of the file (a session
+// continued from an earlier one) the summary is the first message instead.
+func (b *traceBuilder) compact(k int, c transcript.Compaction, prov func(transcript.Compaction) map[string]string) {
+	b.flush()
+	id := fmt.Sprintf("c%d", k)
+	switch {
+	case len(b.window) > 0:
+		b.t.cards = append(b.t.cards, card{ID: id, Covers: b.window,
+			Versions: []version{{Content: c.Summary, Provenance: prov(c), Recorded: true}}})
+		b.t.steps = append(b.t.steps, step{Step: fmt.Sprintf("compact-%d", k), Type: "compact", Card: id})
+		b.window = []string{id}
+	case strings.TrimSpace(c.Summary) != "":
+		b.open()
+		b.cur.Messages = append(b.cur.Messages, message{ID: id, Role: "user",
+			Label: map[string]string{"en": "Summary the session starts from", "ja": "セッションの出発点の要約"}, Content: c.Summary})
+		b.kind.carried = id
+		b.flush()
+	}
+}
+
+func (b *traceBuilder) user(i int, m transcript.Message) {
+	b.flush()
+	b.open()
+	b.kind.user = fmt.Sprintf("u%d", i+1)
+	b.cur.Messages = append(b.cur.Messages, message{ID: b.kind.user, Role: "user", Label: labelOf(m.Text), Content: m.Text})
+	if b.group == 1 {
+		b.flush()
+	}
+}
+
+// response adds one model response: its text (if any) and its calls, each
+// with its result; the first block carries the response's usage, the rest
+// continue its model call.
+func (b *traceBuilder) response(i int, m transcript.Message) {
+	if b.cur != nil && len(b.kind.responses) >= b.group {
+		b.flush()
+	}
+	b.open()
+	var r response
+	u := usageOf(m.Usage)
+	first := true
+	if strings.TrimSpace(m.Text) != "" || len(m.Calls) == 0 {
+		r.text = fmt.Sprintf("a%d", i+1)
+		text := m.Text
+		if strings.TrimSpace(text) == "" {
+			text = "(no text)"
+		}
+		b.cur.Messages = append(b.cur.Messages, message{ID: r.text, Role: "assistant", Label: labelOf(text), Content: text, Usage: u})
+		u, first = nil, false
+	}
+	for _, c := range m.Calls {
+		id := b.ids.call(c.ID)
+		res, ok := b.results[c.ID]
+		if !ok {
+			res = noResult
+		}
+		args := c.Args
+		if strings.TrimSpace(args) == "" {
+			args = "{}"
+		}
+		b.cur.Messages = append(b.cur.Messages, message{Call: &call{ID: id, Tool: c.Name, ArgsJSON: args, Result: nonEmpty(res), Usage: u,
+			Continues: !first}})
+		u, first = nil, false
+		r.calls = append(r.calls, id)
+		b.t.calls++
+	}
+	b.kind.responses = append(b.kind.responses, r)
 }
 
 // resultsOf maps call ids to the text of their results.

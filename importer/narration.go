@@ -37,45 +37,77 @@ func narration(lang string, s *transcript.Session, t *trace, info aboutInfo) str
 // stepText narrates one step from the blocks it adds.
 func stepText(lang string, k stepKind) string {
 	ja := lang == "ja"
+	tr := func(en, jaText string) string {
+		if ja {
+			return jaText
+		}
+		return en
+	}
+	holds := tr("The window holds {total} of {window}.", "窓は {window} のうち {total} です。")
 	switch {
 	case k.carried != "":
-		if ja {
-			return fmt.Sprintf("# セッションは記録された要約から始まります\n\nファイルは圧縮の後から始まっています。この要約（{size:%[1]s}）が、セッションが引き継いだ内容です。窓は {window} のうち {total} です。", k.carried)
+		return fmt.Sprintf(tr("# The session starts from a recorded summary\n\nThe file begins after a compaction: this summary ({size:%[1]s}) is what the session went on from. ",
+			"# セッションは記録された要約から始まります\n\nファイルは圧縮の後から始まっています。この要約（{size:%[1]s}）が、セッションが引き継いだ内容です。"), k.carried) + holds
+	case len(k.responses) == 0:
+		return fmt.Sprintf(tr("# The user writes: “{label:%[1]s}”\n\nThe message adds {size:%[1]s}. ", "# ユーザーの発言：「{label:%[1]s}」\n\nこのメッセージで {size:%[1]s} 増えます。"), k.user) + holds
+	case k.user == "" && len(k.responses) == 1:
+		return responseText(tr, k.responses[0]) + "\n\n" + holds
+	}
+	// A group: the user's message, if any, and several responses.
+	head := tr("# The agent works on", "# エージェントの作業")
+	if k.user != "" {
+		head = fmt.Sprintf(tr("# The user writes: “{label:%[1]s}”", "# ユーザーの発言：「{label:%[1]s}」"), k.user)
+	}
+	var items []string
+	more := false
+	for _, r := range k.responses {
+		for _, id := range blocksOf(r) {
+			if len(items) == groupItems {
+				more = true
+				break
+			}
+			items = append(items, fmt.Sprintf("- {label:%[1]s}: {size:%[1]s}", id))
 		}
-		return fmt.Sprintf("# The session starts from a recorded summary\n\nThe file begins after a compaction: this summary ({size:%[1]s}) is what the session went on from. The window holds {total} of {window}.", k.carried)
-	case k.user != "":
-		if ja {
-			return fmt.Sprintf("# ユーザーの発言：「{label:%[1]s}」\n\nこのメッセージで {size:%[1]s} 増え、窓は {window} のうち {total} です。", k.user)
-		}
-		return fmt.Sprintf("# The user writes: “{label:%[1]s}”\n\nThe message adds {size:%[1]s}; the window holds {total} of {window}.", k.user)
-	case len(k.calls) == 0:
-		if ja {
-			return fmt.Sprintf("# アシスタントの返答：「{label:%[1]s}」\n\nこの返答で {size:%[1]s} 増え、窓は {window} のうち {total} です。", k.assistant)
-		}
-		return fmt.Sprintf("# The assistant answers: “{label:%[1]s}”\n\nThe answer adds {size:%[1]s}; the window holds {total} of {window}.", k.assistant)
+	}
+	body := tr("The agent answers, one model call after another:", "エージェントはモデル呼び出しを重ねて応えます。") + "\n\n" + strings.Join(items, "\n")
+	if more {
+		body += "\n- …\n\n" + tr("The list of changes shows every block this step adds.", "このステップで増えたブロックはすべて変更の一覧にあります。")
+	}
+	return head + "\n\n" + body + "\n\n" + tr("New since the previous frame: {new-blocks} blocks, {new-tokens}. ", "前のフレームから増えたもの：{new-blocks} ブロック、{new-tokens}。") + holds
+}
+
+// groupItems is how many blocks a grouped step's narration names.
+const groupItems = 6
+
+// blocksOf lists the blocks a response adds, by the ids narration names:
+// its text, each call (the result is named with it).
+func blocksOf(r response) []string {
+	var out []string
+	if r.text != "" {
+		out = append(out, r.text)
+	}
+	for _, c := range r.calls {
+		out = append(out, "call-"+c)
+	}
+	return out
+}
+
+// responseText narrates one model response.
+func responseText(tr func(string, string) string, r response) string {
+	if len(r.calls) == 0 {
+		return fmt.Sprintf(tr("# The assistant answers: “{label:%[1]s}”\n\nThe answer adds {size:%[1]s}.", "# アシスタントの返答：「{label:%[1]s}」\n\nこの返答で {size:%[1]s} 増えます。"), r.text)
 	}
 	var names, lines []string
-	for _, id := range k.calls {
+	for _, id := range r.calls {
 		names = append(names, fmt.Sprintf("{label:call-%s}", id))
-		if ja {
-			lines = append(lines, fmt.Sprintf("- {label:call-%[1]s}：呼び出し {size:call-%[1]s}、結果 {size:result-%[1]s}", id))
-		} else {
-			lines = append(lines, fmt.Sprintf("- {label:call-%[1]s}: the call {size:call-%[1]s}, its result {size:result-%[1]s}", id))
-		}
+		lines = append(lines, fmt.Sprintf(tr("- {label:call-%[1]s}: the call {size:call-%[1]s}, its result {size:result-%[1]s}", "- {label:call-%[1]s}：呼び出し {size:call-%[1]s}、結果 {size:result-%[1]s}"), id))
 	}
-	var head, text string
-	if ja {
-		head = "# アシスタントがツールを呼び出します：" + strings.Join(names, "、")
-		if k.assistant != "" {
-			text = fmt.Sprintf("その前の文：「{label:%[1]s}」（{size:%[1]s}）。\n\n", k.assistant)
-		}
-		return head + "\n\n" + text + strings.Join(lines, "\n") + "\n\n窓は {window} のうち {total} です。"
+	head := tr("# The assistant calls ", "# アシスタントがツールを呼び出します：") + strings.Join(names, tr(", ", "、"))
+	text := ""
+	if r.text != "" {
+		text = fmt.Sprintf(tr("Its text first: “{label:%[1]s}” ({size:%[1]s}).\n\n", "その前の文：「{label:%[1]s}」（{size:%[1]s}）。\n\n"), r.text)
 	}
-	head = "# The assistant calls " + strings.Join(names, ", ")
-	if k.assistant != "" {
-		text = fmt.Sprintf("Its text first: “{label:%[1]s}” ({size:%[1]s}).\n\n", k.assistant)
-	}
-	return head + "\n\n" + text + strings.Join(lines, "\n") + "\n\nThe window holds {total} of {window}."
+	return head + "\n\n" + text + strings.Join(lines, "\n")
 }
 
 // aboutInfo is what the about sections state of the import.

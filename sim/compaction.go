@@ -290,8 +290,12 @@ func largest(bs []Block) string {
 // show emits one of a compaction's frames.
 func (r *compactionRun) show(h *harness, kind FrameKind, variants []string, selected []string) *Frame {
 	f := h.emitWith(kind, string(kind), variants, frameCtx{own: true})
+	in := make(map[string]bool, len(selected))
+	for _, id := range selected {
+		in[id] = true
+	}
 	for i := range f.Blocks {
-		f.Blocks[i].Selected = slices.Contains(selected, f.Blocks[i].ID)
+		f.Blocks[i].Selected = in[f.Blocks[i].ID]
 	}
 	f.Decisive = true
 	return f
@@ -320,27 +324,38 @@ func (r *compactionRun) summarize(h *harness, rng []Block) Block {
 		return b
 	}
 	r.mechanical++
-	text := mechanicalExcerpt(rng)
+	text, left := mechanicalExcerpt(rng)
+	origin := &Msg{Key: "mechanical"}
+	if left > 0 {
+		origin = &Msg{Key: "mechanical-cut", Args: []Figure{count("lines", left)}}
+	}
 	return Block{
 		ID: fmt.Sprintf("excerpt-%d", r.mechanical), Role: RoleUser, Kind: KindSummary,
-		Tokens: h.count(text), Content: text, LabelKey: "block.excerpt", Origin: &Msg{Key: "mechanical"},
+		Tokens: h.count(text), Content: text, LabelKey: "block.excerpt", Origin: origin,
 		Summary: &SummaryOf{Mechanical: true, Covers: ids},
 	}
 }
 
+// excerptMax bounds a mechanical excerpt in bytes: a long session's
+// excerpt of excerpts would otherwise grow with every compaction.
+const excerptMax = 8000
+
+// excerptHeader opens every mechanical excerpt.
+const excerptHeader = "[mechanical excerpt: no summary card covers this range]\n"
+
 // mechanicalExcerpt stands in for a summary no card holds: earlier
 // summaries are carried over whole, and every other message is cut to its
-// first line (100 bytes at most).
-func mechanicalExcerpt(rng []Block) string {
-	var sb strings.Builder
-	sb.WriteString("[mechanical excerpt: no summary card covers this range]\n")
+// first line (100 bytes at most). Past excerptMax bytes the first and last
+// lines are kept around a marker; left is how many lines it leaves out.
+func mechanicalExcerpt(rng []Block) (text string, left int) {
+	var lines []string
+	size := 0
 	for _, b := range rng {
 		if b.Kind == KindSummary {
-			body := strings.TrimSpace(b.Content)
-			if rest, ok := strings.CutPrefix(body, "[mechanical excerpt: no summary card covers this range]\n"); ok {
-				body = rest
+			body := strings.TrimPrefix(strings.TrimSpace(b.Content), excerptHeader)
+			for _, l := range strings.Split(body, "\n") {
+				lines, size = append(lines, l), size+len(l)+1
 			}
-			sb.WriteString(body + "\n")
 			continue
 		}
 		line, _, _ := strings.Cut(strings.TrimSpace(b.Content), "\n")
@@ -348,9 +363,35 @@ func mechanicalExcerpt(rng []Block) string {
 		if name == "" {
 			name = string(b.Kind)
 		}
-		fmt.Fprintf(&sb, "- %s %s: %s\n", b.Role, name, cut(line, 100))
+		l := fmt.Sprintf("- %s %s: %s", b.Role, name, cut(line, 100))
+		lines, size = append(lines, l), size+len(l)+1
 	}
-	return sb.String()
+	if size > excerptMax {
+		lines, left = trimMiddle(lines, excerptMax/2)
+	}
+	return excerptHeader + strings.Join(lines, "\n") + "\n", left
+}
+
+// trimMiddle keeps the first and the last lines of ls, each end within
+// half bytes, around a marker line; it returns the lines and how many it
+// left out.
+func trimMiddle(ls []string, half int) ([]string, int) {
+	head, n := 0, 0
+	for head < len(ls) && n+len(ls[head])+1 <= half {
+		n += len(ls[head]) + 1
+		head++
+	}
+	tail, n := len(ls), 0
+	for tail > head && n+len(ls[tail-1])+1 <= half {
+		n += len(ls[tail-1]) + 1
+		tail--
+	}
+	left := tail - head
+	if left == 0 {
+		return ls, 0
+	}
+	out := append(slices.Clip(ls[:head]), fmt.Sprintf("[… %d lines left out: the excerpt keeps its first and last %d bytes …]", left, half))
+	return append(out, ls[tail:]...), left
 }
 
 // cut keeps the first n bytes of s on a rune boundary, marking the cut.

@@ -496,11 +496,14 @@ func (h *harness) emit(kind FrameKind, base string, fc frameCtx) *Frame {
 func (h *harness) emitWith(kind FrameKind, base string, own []string, fc frameCtx) *Frame {
 	blocks := h.window()
 	ids := make(map[string]bool, len(blocks))
-	total := 0
+	total, newBlocks, newTokens := 0, 0, 0
 	for i := range blocks {
 		ids[blocks[i].ID] = true
 		blocks[i].New = !h.prevIDs[blocks[i].ID]
 		total += blocks[i].Tokens
+		if blocks[i].New {
+			newBlocks, newTokens = newBlocks+1, newTokens+blocks[i].Tokens
+		}
 	}
 	h.prevIDs = ids
 	f := Frame{
@@ -508,6 +511,10 @@ func (h *harness) emitWith(kind FrameKind, base string, own []string, fc frameCt
 		Session: h.session, Events: h.events,
 	}
 	f.Figures = make([]Figure, 0, 12)
+	if newBlocks > 0 {
+		// What is new in the window since the previous frame.
+		f.Figures = append(f.Figures, count("new-blocks", newBlocks), tokens("new-tokens", newTokens))
+	}
 	if h.cache != nil {
 		c := h.cache.compare(f.Blocks)
 		f.Cache = &c

@@ -167,8 +167,8 @@ func words(s string) []string {
 }
 
 // kept reports whether summary holds the fact, and the text that matched.
-func (f lossFact) kept(summary string) (bool, string) {
-	low := strings.ToLower(summary)
+// low is the summary lowercased once by the caller.
+func (f lossFact) kept(low string) (bool, string) {
 	var hit []string
 	for _, k := range f.keys {
 		if strings.Contains(low, strings.ToLower(k)) {
@@ -186,8 +186,9 @@ func (f lossFact) kept(summary string) (bool, string) {
 func lossPanel(facts []lossFact, summary string) Panel {
 	p := Panel{ID: "loss", Tone: "warn"}
 	kept := 0
+	low := strings.ToLower(summary)
 	for _, f := range facts {
-		ok, match := f.kept(summary)
+		ok, match := f.kept(low)
 		state := "lost"
 		if ok {
 			state, kept = "kept", kept+1

@@ -16,7 +16,8 @@ import (
 
 // Options shape a synthetic session.
 type Options struct {
-	Turns        int // user turns; each is 4 records (prompt, call, result, answer)
+	Turns        int // user turns; each is 2 + 2 × Rounds records (prompt, calls and results, answer)
+	Rounds       int // tool calls per turn, each its own model call (0: 1)
 	CompactEvery int // a compaction (2 records) after every this many turns (0: none)
 	ResultChars  int // mean characters of a tool result
 	Seed         uint64
@@ -57,20 +58,24 @@ var tools = []struct{ name, key, arg string }{
 }
 
 func (g *gen) turn(k int) {
-	tool := tools[k%len(tools)]
-	callID := fmt.Sprintf("toolu_synth%05d", k)
 	g.record("user", map[string]any{"role": "user", "content": fmt.Sprintf("Synthetic turn %d: look at case %d and fix what fails.", k, k)}, nil)
-	g.record("assistant", map[string]any{"id": fmt.Sprintf("msg_synth%05d", k), "role": "assistant", "model": "synthetic-model",
-		"content": []any{
-			map[string]any{"type": "text", "text": fmt.Sprintf("Synthetic: I will check case %d.", k)},
-			map[string]any{"type": "tool_use", "id": callID, "name": tool.name, "input": map[string]any{tool.key: fmt.Sprintf(tool.arg, k)}},
-		}, "usage": g.usage(40)}, nil)
-	g.record("user", map[string]any{"role": "user", "content": []any{
-		map[string]any{"type": "tool_result", "tool_use_id": callID, "content": g.result(k)},
-	}}, nil)
-	g.record("assistant", map[string]any{"id": fmt.Sprintf("msg_synth%05db", k), "role": "assistant", "model": "synthetic-model",
+	rounds := max(g.o.Rounds, 1)
+	for j := 1; j <= rounds; j++ {
+		n := (k-1)*rounds + j
+		tool := tools[n%len(tools)]
+		callID := fmt.Sprintf("toolu_synth%06d", n)
+		g.record("assistant", map[string]any{"id": fmt.Sprintf("msg_synth%06d", n), "role": "assistant", "model": "synthetic-model",
+			"content": []any{
+				map[string]any{"type": "text", "text": fmt.Sprintf("Synthetic: I will check case %d, step %d.", k, j)},
+				map[string]any{"type": "tool_use", "id": callID, "name": tool.name, "input": map[string]any{tool.key: fmt.Sprintf(tool.arg, n)}},
+			}, "usage": g.usage(40)}, nil)
+		g.record("user", map[string]any{"role": "user", "content": []any{
+			map[string]any{"type": "tool_result", "tool_use_id": callID, "content": g.result(n)},
+		}}, nil)
+	}
+	g.record("assistant", map[string]any{"id": fmt.Sprintf("msg_synth%06db", k), "role": "assistant", "model": "synthetic-model",
 		"content": []any{map[string]any{"type": "text", "text": fmt.Sprintf("Synthetic: case %d passes after the change.", k)}},
-		"usage":   g.usage(20)}, nil)
+		"usage": g.usage(20)}, nil)
 }
 
 func (g *gen) compact(k int) {
@@ -86,7 +91,7 @@ func (g *gen) compact(k int) {
 // usage grows the cached prefix as a real session's does.
 func (g *gen) usage(out int) map[string]any {
 	u := map[string]any{"input_tokens": 8, "cache_creation_input_tokens": 400, "cache_read_input_tokens": g.cache, "output_tokens": out}
-	g.cache += 400 + g.o.ResultChars/4
+	g.cache += 60 + g.o.ResultChars*3/10 // about what a result and a call cost
 	return u
 }
 
