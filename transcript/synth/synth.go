@@ -75,7 +75,7 @@ func (g *gen) turn(k int) {
 	}
 	g.record("assistant", map[string]any{"id": fmt.Sprintf("msg_synth%06db", k), "role": "assistant", "model": "synthetic-model",
 		"content": []any{map[string]any{"type": "text", "text": fmt.Sprintf("Synthetic: case %d passes after the change.", k)}},
-		"usage": g.usage(20)}, nil)
+		"usage":   g.usage(20)}, nil)
 }
 
 func (g *gen) compact(k int) {
