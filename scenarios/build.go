@@ -210,7 +210,38 @@ func (b *builder) trace(raw []rawStep, facts []sim.Fact) []sim.Step {
 		}
 		seen[rs.Step] = true
 		b.stepBody(path, rs, &st, facts)
+		st.Needs = b.needs(path, rs.Needs, facts, seen)
+		switch {
+		case rs.Agent != "" && rs.Agent != sim.AgentSub:
+			b.fail(path+".agent", "must be %s (a sub-agent does the step) or left out, got %q", sim.AgentSub, rs.Agent)
+		case rs.Agent != "" && st.Type != sim.StepMessages:
+			b.fail(path+".agent", "only a messages step can be a sub-agent's")
+		case rs.Agent != "" && len(rs.Needs) > 0:
+			b.fail(path+".needs", "a sub-agent's step has no needs")
+		}
+		st.Agent = rs.Agent
 		out = append(out, st)
+	}
+	return out
+}
+
+// needs builds a step's needs: a fact, the narration key of the frame
+// that shows the recovery, and the calls the agent makes without it.
+func (b *builder) needs(path string, raw []rawNeed, facts []sim.Fact, seen map[string]bool) []sim.Need {
+	var out []sim.Need
+	for i, rn := range raw {
+		p := fmt.Sprintf("%s.needs[%d]", path, i)
+		b.checkFact(p+".fact", rn.Fact, facts)
+		switch {
+		case !lessonID.MatchString(rn.Step) || seen[rn.Step]:
+			b.fail(p+".step", "must be an id matching %s that no step or other need uses, got %q", lessonID, rn.Step)
+		case slices.Contains(reservedSteps, rn.Step) || strings.HasPrefix(rn.Step, "pass-"):
+			b.fail(p+".step", "%q is a narration key of the harness; choose another id", rn.Step)
+		case len(rn.Messages) == 0 || rn.Messages[0].Role != string(sim.RoleAssistant):
+			b.fail(p+".messages", "must start with the assistant's message (the model call that makes the recovery)")
+		}
+		seen[rn.Step] = true
+		out = append(out, sim.Need{Fact: rn.Fact, Step: rn.Step, Recover: b.messages(p+".messages", rn.Messages, facts)})
 	}
 	return out
 }
@@ -292,7 +323,17 @@ var kinds = []sim.Kind{sim.KindText, sim.KindToolCall, sim.KindToolResult}
 
 func (b *builder) message(path string, rm rawMessage, facts []sim.Fact) sim.Message {
 	m := sim.Message{ID: rm.ID, Role: sim.Role(rm.Role), Kind: sim.Kind(rm.Kind), Label: rm.Label, Tokens: rm.Tokens,
-		Content: rm.Content, Origin: b.originOf(path+".origin", rm.Origin), Usage: usageOf(rm.Usage), Continues: rm.Continues}
+		Content: rm.Content, Origin: b.originOf(path+".origin", rm.Origin), Usage: usageOf(rm.Usage), Continues: rm.Continues,
+		Chars: rm.Chars, Tool: rm.Tool}
+	if rm.Tool != "" && sim.Kind(rm.Kind) != sim.KindToolCall {
+		b.fail(path+".tool", "names the tool of a tool_call (its result has it too)")
+	}
+	switch {
+	case rm.Chars != 0 && (b.counted || sim.Kind(rm.Kind) != sim.KindToolResult):
+		b.fail(path+".chars", "is for a tool result of a trace-sized lesson whose content is an excerpt: the characters of the whole text")
+	case rm.Chars < 0 || (rm.Chars > 0 && rm.Chars < runes(rm.Content)):
+		b.fail(path+".chars", "must be at least the characters of the excerpt shown (%d), got %d", runes(rm.Content), rm.Chars)
+	}
 	b.size(path, rm.Tokens)
 	b.checkID(path+".id", rm.ID)
 	b.paths[rm.ID] = path

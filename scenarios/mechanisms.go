@@ -1,9 +1,12 @@
 package scenarios
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"slices"
 	"strings"
+	"time"
 
 	"ctxsim/sim"
 )
@@ -26,6 +29,10 @@ func (b *builder) mechanisms(raw *rawLesson, l *sim.Lesson) {
 		"prompt_cache": func() sim.Mechanism { return b.promptCache(rm.PromptCache) },
 		"limit":        func() sim.Mechanism { return b.limit(rm.Limit, l) },
 		"usage":        func() sim.Mechanism { return sim.ProviderUsage{} },
+		"compression":  func() sim.Mechanism { return b.compression(rm.Compression, l) },
+		"history":      func() sim.Mechanism { return b.history(rm.History, l) },
+		"subagent":     func() sim.Mechanism { return b.subagent(rm.Subagent, l) },
+		"spend":        func() sim.Mechanism { return sim.SpendMeter{} },
 	}
 	for _, name := range b.f.keys("mechanisms") {
 		l.Mechanisms = append(l.Mechanisms, build[name]())
@@ -41,6 +48,7 @@ func (b *builder) mechanisms(raw *rawLesson, l *sim.Lesson) {
 		b.fail(b.opPaths[0], "a read, write or edit needs the workspace mechanism")
 	}
 	b.checkCompactSteps(l)
+	b.checkSubSteps(l)
 }
 
 // checkCompactSteps requires a recorded compaction mechanism for compact
@@ -107,14 +115,25 @@ func (b *builder) compaction(r *rawCompaction, l *sim.Lesson) sim.Mechanism {
 	}
 	c := sim.Compaction{Threshold: r.Threshold, Presets: presets, Tail: r.Tail, Recorded: r.Recorded, Loss: r.Loss}
 	if r.Cards != "" {
-		c.Cards, c.Versions = b.cards(p+".cards", r.Cards, l)
+		c.Cards, c.Versions = b.cards(p+".cards", r.Cards, nil)
 	}
 	return c
 }
 
-// cards reads the summary cards of a compaction and checks them against the
-// block ids of the trace.
-func (b *builder) cards(p, file string, l *sim.Lesson) ([]sim.Card, int) {
+// cards reads the summary cards of a mechanism and checks them against the
+// block ids of the trace; strategies are the strategies a card may serve
+// (none: a compaction card names no strategy). Summaries recorded by
+// ctxsim record (recordings.yaml) are added as versions.
+func (b *builder) cards(p, file string, strategies []string) ([]sim.Card, int) {
+	out, versions := b.readCards(p, file, strategies)
+	if b.err != nil {
+		return out, versions
+	}
+	return b.addRecordings(out, versions)
+}
+
+// readCards reads a cards file.
+func (b *builder) readCards(p, file string, strategies []string) ([]sim.Card, int) {
 	data, err := b.files.read(file)
 	if err != nil {
 		b.fail(p, "cannot read %s: %v", file, err)
@@ -129,9 +148,15 @@ func (b *builder) cards(p, file string, l *sim.Lesson) ([]sim.Card, int) {
 		return nil, 0
 	}
 	cb := &builder{f: f, counted: b.counted}
+	for k := range raw.Prompts {
+		if !slices.Contains(strategies, k) {
+			cb.fail("prompts."+k, "names no strategy whose cards this file holds (%s)", strings.Join(strategies, ", "))
+		}
+	}
 	var out []sim.Card
 	versions := 0
 	seen := map[string]bool{}
+	seenStrategy := map[[2]string]bool{}
 	for i, rc := range raw.Cards {
 		path := fmt.Sprintf("cards[%d]", i)
 		if !lessonID.MatchString(rc.ID) || seen[rc.ID] || b.ids[rc.ID] != "" {
@@ -146,7 +171,11 @@ func (b *builder) cards(p, file string, l *sim.Lesson) ([]sim.Card, int) {
 			}
 		}
 		seen[rc.ID] = true
-		cb.size(path, rc.Tokens)
+		if cb.counted || rc.Tokens != 0 {
+			// In a trace-sized lesson a card may leave its size out: it is
+			// then its text's o200k_base count (a summary shown whole).
+			cb.size(path, rc.Tokens)
+		}
 		switch {
 		case len(rc.Versions) == 0:
 			cb.fail(path+".versions", "needs at least one version of the summary text")
@@ -154,7 +183,27 @@ func (b *builder) cards(p, file string, l *sim.Lesson) ([]sim.Card, int) {
 			cb.fail(path+".versions", "must hold as many versions as the other cards (%d), got %d", versions, len(rc.Versions))
 		}
 		versions = max(versions, len(rc.Versions))
-		card := sim.Card{ID: rc.ID, Covers: rc.Covers, Tokens: rc.Tokens}
+		switch {
+		case len(strategies) == 0 && rc.Strategy != "":
+			cb.fail(path+".strategy", "a compaction card serves no strategy; remove it")
+		case len(strategies) > 0 && !slices.Contains(strategies, rc.Strategy):
+			cb.fail(path+".strategy", "must be one of %s (the strategies that summarize a result), got %q", strings.Join(strategies, ", "), rc.Strategy)
+		case len(strategies) > 0 && len(rc.Covers) != 1:
+			cb.fail(path+".covers", "a %s card covers exactly one tool result", rc.Strategy)
+		case len(strategies) > 0 && seenStrategy[[2]string{rc.Strategy, rc.Covers[0]}]:
+			cb.fail(path+".covers", "%s already has a %s card", rc.Covers[0], rc.Strategy)
+		}
+		if len(strategies) > 0 && len(rc.Covers) == 1 {
+			seenStrategy[[2]string{rc.Strategy, rc.Covers[0]}] = true
+		}
+		prompt := rc.Prompt
+		if prompt == "" {
+			prompt = raw.Prompts[rc.Strategy]
+		}
+		if prompt == "" {
+			prompt = raw.Prompt
+		}
+		card := sim.Card{ID: rc.ID, Covers: rc.Covers, Tokens: rc.Tokens, Strategy: rc.Strategy, Prompt: prompt}
 		for j, rv := range rc.Versions {
 			vp := fmt.Sprintf("%s.versions[%d]", path, j)
 			if rv.Content == "" {
@@ -320,4 +369,239 @@ func (b *builder) ws() sim.Workspace {
 		w.Files[i].Created = slices.Contains(b.writes, w.Files[i].Path)
 	}
 	return w
+}
+
+// compression builds the compression mechanism: the strategies it offers,
+// the adaptive trigger, and a card per result for each strategy that
+// summarizes.
+func (b *builder) compression(r *rawCompression, l *sim.Lesson) sim.Mechanism {
+	const p = "mechanisms.compression"
+	offered := b.offered(p+".strategies", r.Strategies, sim.Strategies)
+	c := sim.Compression{Strategies: offered, Trigger: r.Trigger, Tools: r.Tools}
+	var summarizing []string
+	for _, s := range offered {
+		if sim.Summarizes(s) {
+			summarizing = append(summarizing, s)
+		}
+	}
+	b.trigger(p, r.Trigger, slices.Contains(offered, sim.StrategyAdaptive))
+	switch {
+	case len(summarizing) > 0 && r.Cards == "":
+		b.fail(p+".cards", "is required: %s replace a result with the summary written for it (a cards file)", strings.Join(summarizing, ", "))
+	case r.Cards != "" && len(summarizing) == 0:
+		b.fail(p+".cards", "is never used: none of the strategies offered summarizes a result")
+	case r.Cards != "":
+		c.Cards, c.Versions = b.cards(p+".cards", r.Cards, summarizing)
+		b.checkResultCards(p+".cards", c.Cards, l)
+	}
+	return c
+}
+
+// offered checks the choices a strategy mechanism offers (all of them
+// when none is given) and returns them.
+func (b *builder) offered(p string, given, all []string) []string {
+	if len(given) == 0 {
+		return all
+	}
+	for i, s := range given {
+		switch {
+		case !slices.Contains(all, s):
+			b.fail(fmt.Sprintf("%s[%d]", p, i), "must be one of %s, got %q", strings.Join(all, ", "), s)
+		case slices.Contains(given[:i], s):
+			b.fail(fmt.Sprintf("%s[%d]", p, i), "%q is listed twice", s)
+		}
+	}
+	return given
+}
+
+// trigger checks the adaptive trigger: a percent of the window when the
+// adaptive strategy is offered, else left out.
+func (b *builder) trigger(p string, pct int, adaptive bool) {
+	switch {
+	case adaptive && (pct < 1 || pct > 100):
+		b.fail(p+".trigger", "must be the percent of the window that starts the adaptive batch, 1 to 100; got %d", pct)
+	case !adaptive && pct != 0:
+		b.fail(p+".trigger", "is for the adaptive strategy, which is not offered")
+	}
+}
+
+// checkResultCards requires each card of a strategy to cover a tool
+// result of the trace.
+func (b *builder) checkResultCards(p string, cards []sim.Card, l *sim.Lesson) {
+	results := map[string]bool{}
+	for _, m := range traceMessages(l) {
+		if m.Role == sim.RoleTool {
+			results[m.ID] = true
+		}
+	}
+	for i, c := range cards {
+		if len(c.Covers) == 1 && !results[c.Covers[0]] {
+			b.fail(fmt.Sprintf("%s: cards[%d].covers[0]", p, i), "%q is not a tool result of the trace", c.Covers[0])
+		}
+	}
+}
+
+// traceMessages lists every message of the trace: steps, both sides of
+// branches, and the calls of needs.
+func traceMessages(l *sim.Lesson) []sim.Message {
+	var out []sim.Message
+	for _, st := range l.Trace {
+		out = append(out, st.Messages...)
+		if br := st.Branch; br != nil {
+			out = append(append(out, br.Found...), br.Missing...)
+		}
+		for _, n := range st.Needs {
+			out = append(out, n.Recover...)
+		}
+	}
+	return out
+}
+
+// history builds the history mechanism: sliding, full, adaptive.
+func (b *builder) history(r *rawHistory, l *sim.Lesson) sim.Mechanism {
+	const p = "mechanisms.history"
+	offered := b.offered(p+".choices", r.Choices, sim.Histories)
+	c := sim.History{Choices: offered, Messages: r.Messages, Keep: r.Keep, Trigger: r.Trigger}
+	sliding, adaptive := slices.Contains(offered, sim.HistorySliding), slices.Contains(offered, sim.StrategyAdaptive)
+	switch {
+	case sliding && r.Messages < 2:
+		b.fail(p+".messages", "must be the number of recent messages a sliding window keeps, at least 2; got %d", r.Messages)
+	case !sliding && (r.Messages != 0 || r.Keep != 0):
+		b.fail(p+".messages", "messages and keep are for the sliding window, which is not offered")
+	case r.Keep < 0:
+		b.fail(p+".keep", "must not be negative")
+	case adaptive && r.Cards == "":
+		b.fail(p+".cards", "is required: adaptive replaces each result with the summary written for it (a cards file)")
+	case !adaptive && r.Cards != "":
+		b.fail(p+".cards", "is for the adaptive strategy, which is not offered")
+	}
+	b.trigger(p, r.Trigger, adaptive)
+	if adaptive && r.Cards != "" && b.err == nil {
+		c.Cards, c.Versions = b.cards(p+".cards", r.Cards, []string{sim.StrategyAdaptive})
+		b.checkResultCards(p+".cards", c.Cards, l)
+	}
+	return c
+}
+
+// subagent builds the sub-agent: its system prompt, the main agent's call
+// that hands the task over, and the task as the sub-agent reads it.
+func (b *builder) subagent(r *rawSubagent, l *sim.Lesson) sim.Mechanism {
+	const p = "mechanisms.subagent"
+	sys := sim.Message{ID: "sub-system", Role: sim.RoleSystem, Kind: sim.KindPrompt, Label: r.System.Label, Content: r.System.Content,
+		Tokens: r.System.Tokens, Origin: b.originOf(p+".system.origin", r.System.Origin)}
+	b.size(p+".system", r.System.Tokens)
+	if r.System.Content == "" {
+		b.fail(p+".system.content", "is required: the sub-agent's system prompt")
+	}
+	b.checkID(p+".system", sys.ID)
+	task, prompt := r.Task, r.Prompt
+	task.Role, task.Kind = string(sim.RoleAssistant), string(sim.KindToolCall)
+	prompt.Role, prompt.Kind = string(sim.RoleUser), string(sim.KindText)
+	s := sim.Subagent{System: sys, Task: b.message(p+".task", task, l.Facts), Prompt: b.message(p+".prompt", prompt, l.Facts)}
+	s.Task.ToolUseID = s.Task.ID
+	return s
+}
+
+// checkSubSteps requires the subagent mechanism for steps a sub-agent
+// does, one run of them, ending with the sub-agent's conclusion (a text
+// message of the assistant), and such steps for the mechanism.
+func (b *builder) checkSubSteps(l *sim.Lesson) {
+	_, ok := l.Mechanism("subagent")
+	first, last := -1, -1
+	for i, st := range l.Trace {
+		if st.Agent != sim.AgentSub {
+			continue
+		}
+		if !ok {
+			b.fail(fmt.Sprintf("trace[%d].agent", i), "a sub-agent's step needs the subagent mechanism")
+			return
+		}
+		if last >= 0 && last != i-1 {
+			b.fail(fmt.Sprintf("trace[%d].agent", i), "a sub-agent's steps must follow one another (one task, one run)")
+			return
+		}
+		if first < 0 {
+			first = i
+		}
+		last = i
+	}
+	if ok && last < 0 {
+		b.fail("mechanisms.subagent", "no step is a sub-agent's: mark the steps it does with agent: sub")
+		return
+	}
+	if last < 0 {
+		return
+	}
+	ms := l.Trace[last].Messages
+	if n := len(ms); n == 0 || ms[n-1].Role != sim.RoleAssistant || ms[n-1].Kind != sim.KindText {
+		b.fail(fmt.Sprintf("trace[%d].messages", last), "the sub-agent's last step must end with its conclusion: a text message of the assistant (it returns as the task's result)")
+	}
+}
+
+// addRecordings adds the summaries ctxsim record stored in recordings.yaml
+// to the cards they name, as recorded versions with their provenance.
+func (b *builder) addRecordings(cards []sim.Card, versions int) ([]sim.Card, int) {
+	const file = "recordings.yaml"
+	data, err := b.files.read(file)
+	if errors.Is(err, fs.ErrNotExist) {
+		return cards, versions
+	}
+	if err != nil {
+		b.fail("", "cannot read %s: %v", file, err)
+		return cards, versions
+	}
+	var raw rawRecordedFile
+	f, err := decodeYAML(b.files.name(file), data, &raw)
+	if err != nil {
+		if e, ok := err.(*Error); ok && b.err == nil {
+			b.err = e
+		}
+		return cards, versions
+	}
+	rb := &builder{f: f}
+	for i, rr := range raw.Recordings {
+		p := fmt.Sprintf("recordings[%d]", i)
+		j := slices.IndexFunc(cards, func(c sim.Card) bool { return c.ID == rr.Card })
+		date, derr := time.Parse(time.RFC3339, rr.Date)
+		switch {
+		case j < 0:
+			rb.fail(p+".card", "names no summary card of the lesson, got %q", rr.Card)
+		case rr.Content == "":
+			rb.fail(p+".content", "is required: the summary the model returned")
+		case rr.Model == "" || rr.Endpoint == "":
+			rb.fail(p, "needs model and endpoint: where the summary came from")
+		case derr != nil:
+			rb.fail(p+".date", "must be an RFC 3339 time: %v", derr)
+		}
+		if j < 0 || rb.err != nil {
+			continue
+		}
+		if cards[j].CountFrom == 0 {
+			cards[j].CountFrom = len(cards[j].Versions) + 1
+		}
+		cards[j].Versions = append(cards[j].Versions, sim.CardText{Content: rr.Content, Recorded: true, Provenance: recordedProvenance(rr, date)})
+	}
+	for i, c := range cards {
+		if i > 0 && len(c.Versions) != len(cards[0].Versions) && rb.err == nil {
+			rb.fail("recordings", "every card needs as many recordings: %s has %d versions, %s %d (run ctxsim record for the whole lesson)",
+				cards[0].ID, len(cards[0].Versions), c.ID, len(c.Versions))
+		}
+	}
+	if rb.err != nil && b.err == nil {
+		b.err = rb.err
+	}
+	if len(cards) > 0 {
+		versions = len(cards[0].Versions)
+	}
+	return cards, versions
+}
+
+// recordedProvenance says where a recorded summary came from, in both
+// languages.
+func recordedProvenance(r rawRecordedSummary, date time.Time) sim.Text {
+	day := date.UTC().Format("2006-01-02")
+	return sim.Text{
+		"en": fmt.Sprintf("Recorded by ctxsim record from %s (%s, %s API) on %s, asked with the card's prompt (recordings.yaml holds it): model output, not text written for this lesson.", r.Model, r.Endpoint, r.API, day),
+		"ja": fmt.Sprintf("ctxsim record が %s（%s、%s API）から %s に記録した要約です（尋ねたプロンプトは recordings.yaml にあります）。この教材のために書かれた文ではなく、モデルの出力です。", r.Model, r.Endpoint, r.API, day),
+	}
 }

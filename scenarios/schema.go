@@ -62,6 +62,42 @@ type rawMechanisms struct {
 	PromptCache *rawPromptCache `yaml:"prompt_cache"`
 	Limit       *rawLimit       `yaml:"limit"`
 	Usage       *struct{}       `yaml:"usage"`
+	Compression *rawCompression `yaml:"compression"`
+	History     *rawHistory     `yaml:"history"`
+	Subagent    *rawSubagent    `yaml:"subagent"`
+	Spend       *struct{}       `yaml:"spend"`
+}
+
+// rawCompression: what happens to each tool result, by strategy.
+type rawCompression struct {
+	// Strategies offered (the strategy parameter), the default first; all
+	// six when left out.
+	Strategies []string `yaml:"strategies"`
+	Trigger    int      `yaml:"trigger"` // adaptive: percent of the window
+	Cards      string   `yaml:"cards"`   // summaries: one card per result and strategy
+	// Tools whose results the strategies that summarize on arrival
+	// compress; the others' results (a fetched page) stay whole. All tools
+	// when left out.
+	Tools []string `yaml:"tools"`
+}
+
+// rawHistory: what history each request carries.
+type rawHistory struct {
+	// Choices offered (the history parameter: sliding, full, adaptive), the
+	// default first; one means no parameter.
+	Choices  []string `yaml:"choices"`
+	Messages int      `yaml:"messages"` // sliding: the most recent messages kept
+	Keep     int      `yaml:"keep"`     // sliding: first messages that never slide out (the task)
+	Trigger  int      `yaml:"trigger"`  // adaptive: percent of the window
+	Cards    string   `yaml:"cards"`    // adaptive: one card per result
+}
+
+// rawSubagent: the sub-agent that does the steps marked agent: sub when
+// isolation is on.
+type rawSubagent struct {
+	System rawMessage `yaml:"system"` // its system prompt
+	Task   rawMessage `yaml:"task"`   // the main agent's tool call that hands the task over
+	Prompt rawMessage `yaml:"prompt"` // the task as the sub-agent reads it (its first message)
 }
 
 // rawLimit offers window sizes as a policy parameter, the default first.
@@ -156,6 +192,18 @@ type rawStep struct {
 	Tokens   int          `yaml:"tokens"`
 	Branch   *rawBranch   `yaml:"branch"`
 	Card     string       `yaml:"card"` // compact: the card of the recorded summary
+	// Needs: facts the step's first model call must see; for each one the
+	// window lacks, the agent first makes that need's calls.
+	Needs []rawNeed `yaml:"needs"`
+	// Agent: sub marks a step a sub-agent does (the subagent mechanism).
+	Agent string `yaml:"agent"`
+}
+
+// rawNeed is a fact a step needs and what the agent does without it.
+type rawNeed struct {
+	Fact     string       `yaml:"fact"`
+	Step     string       `yaml:"step"`     // narration key of the frame that shows the recovery
+	Messages []rawMessage `yaml:"messages"` // the calls: a tool call repeated or refined, and its result
 }
 
 type rawBranch struct {
@@ -182,6 +230,11 @@ type rawMessage struct {
 	// Continues: the model call of the assistant message before it in the
 	// step wrote this one too (a recorded response of text and tool calls).
 	Continues bool `yaml:"continues"`
+	// Chars: the characters of the whole text of a trace-sized tool result
+	// whose content is an excerpt (a trace figure).
+	Chars int `yaml:"chars"`
+	// Tool: the tool a trace-sized tool_call calls (its result has it too).
+	Tool string `yaml:"tool"`
 }
 
 // rawUsage is a provider's accounting of the model call that wrote a
@@ -228,8 +281,11 @@ type rawEdit struct {
 }
 
 type rawSummaries struct {
-	Provenance sim.Text  `yaml:"provenance"`
-	Cards      []rawCard `yaml:"cards"`
+	Provenance sim.Text `yaml:"provenance"`
+	Prompt     string   `yaml:"prompt"` // what ctxsim record asks a summarizer (default: its own prompt)
+	// Prompts: what ctxsim record asks for the cards of each strategy.
+	Prompts map[string]string `yaml:"prompts"`
+	Cards   []rawCard         `yaml:"cards"`
 }
 
 type rawCard struct {
@@ -237,6 +293,27 @@ type rawCard struct {
 	Covers   []string     `yaml:"covers"`
 	Tokens   int          `yaml:"tokens"`
 	Versions []rawVersion `yaml:"versions"`
+	// Strategy: the compression strategy the card serves (compression and
+	// history cards); a compaction card has none.
+	Strategy string `yaml:"strategy"`
+	Prompt   string `yaml:"prompt"` // what ctxsim record asks for this card (default: the file's)
+}
+
+// rawRecordedFile is recordings.yaml: summaries ctxsim record asked a model
+// for, one entry per card and run, added to the cards as recorded versions.
+type rawRecordedFile struct {
+	Recordings []rawRecordedSummary `yaml:"recordings"`
+}
+
+// rawRecordedSummary is one recorded summary and where it came from.
+type rawRecordedSummary struct {
+	Card     string `yaml:"card"`
+	Content  string `yaml:"content"`
+	Model    string `yaml:"model"`
+	Endpoint string `yaml:"endpoint"`
+	API      string `yaml:"api"`
+	Date     string `yaml:"date"` // RFC 3339
+	Prompt   string `yaml:"prompt"`
 }
 
 type rawVersion struct {

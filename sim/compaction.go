@@ -34,7 +34,20 @@ type Card struct {
 	Covers   []string // ids of the blocks in the range, in order
 	Tokens   int      // trace size of the summary (0 in a counted lesson)
 	Versions []CardText
+	// Strategy is the compression strategy a card of the compression or
+	// history mechanism serves ("" for a compaction card).
+	Strategy string
+	// Prompt is what a summarizer is asked with the range (ctxsim record);
+	// "" for the recorder's default.
+	Prompt string
+	// CountFrom is the first version (1-based) sized by its own o200k_base
+	// count rather than Tokens: the summaries ctxsim record added. 0: none.
+	CountFrom int
 }
+
+// counted reports whether version v (1-based) of the card is sized by its
+// own count.
+func (c *Card) counted(v int) bool { return c.CountFrom > 0 && v >= c.CountFrom }
 
 // CardText is one version of a card's text, with where it came from.
 type CardText struct {
@@ -318,7 +331,7 @@ func (r *compactionRun) summarize(h *harness, rng []Block) Block {
 			LabelKey: "block.summary",
 			Summary: &SummaryOf{Card: card.ID, Version: r.version, Versions: len(card.Versions), Recorded: v.Recorded,
 				Covers: ids, Provenance: v.Provenance}}
-		if h.l.Counted || b.Tokens == 0 {
+		if h.l.Counted || b.Tokens == 0 || card.counted(r.version) {
 			b.Tokens = h.count(b.Content)
 		}
 		return b

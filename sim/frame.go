@@ -73,6 +73,29 @@ type Frame struct {
 	// Alert is set when the window state deserves a warning colour (above a
 	// threshold or a pressure line) short of a refusal.
 	Alert bool
+
+	Spend  *Spend        // what the run has spent on model calls so far (the spend mechanism)
+	Second *SecondWindow // a second window beside the request (a sub-agent's own context)
+}
+
+// Spend is what a run has spent on model calls up to a frame.
+type Spend struct {
+	// Tokens is the input and output of every model call so far: each
+	// request as sent, and what the model wrote (a sub-agent's calls too).
+	Tokens int
+	// Iteration is the agent's model call this frame belongs to: the
+	// calls made so far, the one the provider refused included.
+	Iteration int
+	// Sub is the part of Tokens that sub-agents spent in their own windows.
+	Sub int
+}
+
+// SecondWindow is a window a frame carries beside the request: a
+// sub-agent's own context while it works. Pages draw it to the same scale.
+type SecondWindow struct {
+	LabelKey string // catalog key that names it
+	Blocks   []Block
+	Total    int
 }
 
 // Line is a horizontal line drawn across the window at a token position.
@@ -310,6 +333,13 @@ func (f *Frame) Block(id string) (*Block, bool) {
 	}
 	if f.Pending != nil && f.Pending.ID == id {
 		return f.Pending, true
+	}
+	if f.Second != nil {
+		for i := range f.Second.Blocks {
+			if f.Second.Blocks[i].ID == id {
+				return &f.Second.Blocks[i], true
+			}
+		}
 	}
 	return nil, false
 }

@@ -66,6 +66,7 @@ type harness struct {
 
 	tags    []string        // scratch: the narration tags of the frame being emitted
 	origins map[string]*Msg // one origin per key, shared by the blocks that have it
+	spent   ledger          // what the run's model calls cost so far
 
 	// the current step
 	cur      Step
@@ -100,10 +101,15 @@ func (h *harness) step(st Step) {
 			h.skip()
 			return
 		}
-		ok := false
-		if st.Type == StepBranch {
+		if h.delegated(st) {
+			return
+		}
+		ok := h.recall(st.Needs)
+		switch {
+		case !ok:
+		case st.Type == StepBranch:
 			ok = h.branch(st.Branch)
-		} else {
+		default:
 			ok = h.messages(st.Messages)
 		}
 		if ok && st.Decision {
@@ -213,11 +219,17 @@ func (h *harness) put(m *Message) Block {
 	if b.Role == RoleAssistant && h.cache != nil {
 		h.cache.sent(h, &b) // the provider keeps the request and what it generated
 	}
+	if b.Role == RoleAssistant {
+		h.spent.tokens += b.Tokens // what the model wrote
+	}
 	h.msgs = append(h.msgs, b)
 	h.added++
 	h.event(Event{Type: EventMessage, Block: b.ID, Tokens: b.Tokens})
 	if n := len(h.msgs); b.Role == RoleTool && n >= 2 && h.msgs[n-2].Kind == KindToolCall && h.msgs[n-2].ToolUseID == b.ToolUseID {
 		h.event(Event{Type: EventToolCall, Block: h.msgs[n-2].ID, Tokens: h.msgs[n-2].Tokens + b.Tokens})
+	}
+	for _, x := range h.mechs {
+		x.entered(h, &h.msgs[len(h.msgs)-1])
 	}
 	return b
 }
@@ -349,12 +361,14 @@ func (h *harness) lookup(id string) bool {
 func (h *harness) call() bool { return h.callAs(FrameStep) }
 
 func (h *harness) callAs(kind FrameKind) bool {
+	h.spent.calls++
 	for _, m := range h.mechs {
 		m.beforeCall(h)
 	}
 	if !h.send() {
 		return false
 	}
+	h.sent()
 	if kind == FrameDecision {
 		h.event(Event{Type: EventDecision})
 	}

@@ -171,6 +171,27 @@ type Step struct {
 	// Decision ends the step with a model call whose output is not
 	// simulated: the call where the arms of an experiment differ.
 	Decision bool
+	// Needs are facts the model must see at the step's first model call;
+	// for each one the window lacks, the agent first makes that need's
+	// calls (see Need).
+	Needs []Need
+	// Agent is who does the step: "" the main agent, AgentSub a sub-agent
+	// (the subagent mechanism runs it in a window of its own when isolation
+	// is on; otherwise the main agent does it in the main window).
+	Agent string
+}
+
+// AgentSub marks a step a sub-agent does.
+const AgentSub = "sub"
+
+// Need is a fact the model must see to go on. When the window lacks it at
+// the step's first model call, the agent cannot write what the step says
+// yet: it makes the Recover calls first (the same tool call again, or a
+// refined one), one more model call each, shown as a frame keyed Step.
+type Need struct {
+	Fact    string
+	Step    string    // narration key of the frame that shows the recovery
+	Recover []Message // the calls the agent makes for it: calls and results
 }
 
 // Branch is a step whose messages depend on whether a fact is in the window
@@ -208,6 +229,10 @@ type Message struct {
 	// as the assistant message before it in the step (a recorded response
 	// of text and tool calls): no model call, no check, comes before it.
 	Continues bool
+	// Chars is the characters of the whole text of a trace-sized tool
+	// result whose Content is an excerpt (a trace figure); 0 when Content
+	// is the whole text.
+	Chars int
 }
 
 // Usage is a provider's token accounting of one model call.

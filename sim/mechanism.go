@@ -41,6 +41,12 @@ type hooks interface {
 	frame(h *harness, f *Frame, fc frameCtx)
 	// finish adds run-level fields and panels.
 	finish(h *harness, r *Replay)
+	// entered runs after a block entered the window (a message the trace
+	// or a mechanism put there).
+	entered(h *harness, b *Block)
+	// runStep may run a messages step itself, in a window of its own (a
+	// sub-agent's); it reports whether it did.
+	runStep(h *harness, st Step) bool
 }
 
 // base is the no-op implementation of every hook.
@@ -57,6 +63,8 @@ func (base) result(*harness, *Block, *Message)  {}
 func (base) afterResult(*harness)               {}
 func (base) frame(*harness, *Frame, frameCtx)   {}
 func (base) finish(*harness, *Replay)           {}
+func (base) entered(*harness, *Block)           {}
+func (base) runStep(*harness, Step) bool        { return false }
 
 // frameCtx tells the frame hook what kind of moment a frame shows.
 type frameCtx struct {

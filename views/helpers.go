@@ -114,3 +114,19 @@ var (
 	cacheX   = num(draw.ColX + draw.ColW + 1)
 	boxMid   = num(draw.ColX + draw.ColW/2)
 )
+
+// windowName is a window's title where a page draws two, else "window".
+func windowName(ui UI, w Window) string {
+	if w.Title != "" {
+		return w.Title
+	}
+	return ui.T("ui.window")
+}
+
+// tableName names a window's text alternative.
+func tableName(ui UI, w Window) string {
+	if w.Title != "" {
+		return ui.F("ui.blocks-table-named", map[string]string{"name": w.Title})
+	}
+	return ui.T("ui.blocks-table")
+}

@@ -65,7 +65,12 @@ type LessonPage struct {
 	Blocks    []BlockView // every block that has a detail sheet (window and pending)
 	About     []AboutSection
 	Source    string
-	Panels    []Panel // panels of figures beside the window (cache, cost, counters)
+	// Second is a second window the frame carries (a sub-agent's), drawn
+	// beside the first to the same scale; TwoWindows keeps the room for it
+	// on every step of a run that has one.
+	Second     *Window
+	TwoWindows bool
+	Panels     []Panel // panels of figures beside the window (cache, cost, counters)
 	Notes     []Panel // panels of prose, read after the narration (a decision's recorded outcomes)
 	Nav       Nav
 }
@@ -133,6 +138,8 @@ type Window struct {
 	Pending        *BlockView
 	Compacting     bool
 	Legend         string // shown under the meter (e.g. the cache reading)
+	Title          string // the window's name when a page draws two
+	BlockHook      string // data-testid of its blocks: "block", or "second-block" in a second window
 }
 
 // Band is a vertical extent of the drawing.

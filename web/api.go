@@ -316,6 +316,21 @@ func (w *jsonw) frame(f *sim.Frame, mechanical string) {
 	w.list("events", len(f.Events), func(i int) { w.event(&f.Events[i]) })
 	w.strs("narration", f.Narration)
 	w.int("session", f.Session)
+	if sp := f.Spend; sp != nil {
+		w.int("spent_tokens", sp.Tokens)
+		w.int("iteration", sp.Iteration)
+		if sp.Sub > 0 {
+			w.int("sub_spent_tokens", sp.Sub)
+		}
+	}
+	if sw := f.Second; sw != nil {
+		w.key("second_window")
+		w.open()
+		w.str("name", sw.LabelKey)
+		w.int("total_tokens", sw.Total)
+		w.list("blocks", len(sw.Blocks), func(i int) { w.block(&sw.Blocks[i], mechanical) })
+		w.close()
+	}
 	if c := f.Cache; c != nil {
 		w.key("cache")
 		w.open()

@@ -60,6 +60,7 @@ func (s *Server) statePage(in pageInput) (views.LessonPage, error) {
 	for _, r := range p.Window.Rows {
 		p.Blocks = append(p.Blocks, r.BlockView)
 	}
+	s.secondWindow(v, &p)
 	if p.Window.Pending != nil {
 		p.Blocks = append(p.Blocks, *p.Window.Pending)
 	}
@@ -84,10 +85,45 @@ func (s *Server) about(l *scenarios.Lesson, st State, r *sim.Replay, key string)
 	return s.aboutOf(l, newFrameView(l, st.Policy, r, 0, s.cat.For(st.Lang)), key)
 }
 
+// secondWindow draws the second window a frame carries (a sub-agent's)
+// beside the first, with its own sheets; on a step of such a run that
+// carries none, an empty one keeps its place.
+func (s *Server) secondWindow(v *frameView, p *views.LessonPage) {
+	var label string
+	for _, f := range v.frames {
+		if f.Second != nil {
+			label = f.Second.LabelKey
+			break
+		}
+	}
+	if label == "" {
+		return
+	}
+	p.TwoWindows = true
+	p.Window.Title = v.ui.T("ui.main-window")
+	sf := sim.Frame{Step: v.f.Step, Kind: v.f.Kind, TraceStep: v.f.TraceStep, Session: v.f.Session}
+	if sw := v.f.Second; sw != nil {
+		sf.Blocks, sf.Total = sw.Blocks, sw.Total
+	}
+	sv := *v
+	sv.f = &sf
+	w := s.windowView(&sv)
+	w.Title, w.BlockHook = v.ui.T(label), "second-block"
+	if v.f.Second == nil {
+		w.Empty = v.ui.T("ui.second-idle")
+	}
+	for i := range w.Rows {
+		w.Rows[i].Anchor = "sheet-second-" + w.Rows[i].ID
+		p.Blocks = append(p.Blocks, w.Rows[i].BlockView)
+	}
+	p.Second = &w
+}
+
 // windowView draws a frame's window to scale.
 func (s *Server) windowView(v *frameView) views.Window {
 	l, f := v.l, v.f
 	w := views.Window{
+		BlockHook:  "block",
 		Meter:      sizeOf(l.Lesson, f.Total) + " / " + limitOf(l.Lesson, v.run.Window),
 		MeterExact: exact(f.Total) + " / " + exact(v.run.Window),
 		MeterState: "ok",

@@ -331,6 +331,9 @@ func seenName(v *frameView, n, lang string) bool {
 		if f.Pending != nil {
 			bs = append(bs, *f.Pending)
 		}
+		if f.Second != nil {
+			bs = append(bs, f.Second.Blocks...) // a second window the frame carries
+		}
 		for k := range bs {
 			if slices.Contains(namesOf(v.label(&bs[k])), n) {
 				return true
