@@ -71,8 +71,8 @@ type LessonPage struct {
 	Second     *Window
 	TwoWindows bool
 	Panels     []Panel // panels of figures beside the window (cache, cost, counters)
-	Notes     []Panel // panels of prose, read after the narration (a decision's recorded outcomes)
-	Nav       Nav
+	Notes      []Panel // panels of prose, read after the narration (a decision's recorded outcomes)
+	Nav        Nav
 }
 
 // Panel is a card in the side column: a title, rows of figures, a note and
