@@ -78,6 +78,9 @@ func buildLesson(f *yamlFile, raw *rawLesson, files fileReader) (*sim.Lesson, er
 	if err := l.SetParamOrder(raw.Policy); err != nil {
 		b.fail("policy", "%v", err)
 	}
+	if len(l.Params()) == 0 {
+		b.fail("mechanisms", "give the lesson at least one policy parameter (its URLs name a policy): none of its mechanisms has one as configured")
+	}
 	b.checkParams(l)
 	if b.err != nil {
 		return nil, b.err
