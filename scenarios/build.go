@@ -39,6 +39,7 @@ type builder struct {
 	counted   bool
 	workspace []sim.WorkspaceFile // the workspace's files, read before the trace
 	writes    []string            // files a write call creates
+	results   map[string]bool     // ids of the trace's tool results
 	origin    string              // where the trace's texts come from: authored, or recorded
 }
 
@@ -359,6 +360,9 @@ func (b *builder) message(path string, rm rawMessage, facts []sim.Fact) sim.Mess
 	if m.Kind == sim.KindToolCall {
 		m.ToolUseID = rm.ID
 	}
+	if m.Kind == sim.KindToolResult {
+		b.markResult(rm.ID)
+	}
 	if rm.Answer != nil {
 		m.Answer = &sim.Answer{Fact: rm.Answer.Fact, Found: rm.Answer.Found, Missing: rm.Answer.Missing}
 		if m.Role != sim.RoleAssistant {
@@ -372,6 +376,14 @@ func (b *builder) message(path string, rm rawMessage, facts []sim.Fact) sim.Mess
 		b.fail(path+".content", "is required")
 	}
 	return m
+}
+
+// markResult notes a tool result's id (a compression card covers one).
+func (b *builder) markResult(id string) {
+	if b.results == nil {
+		b.results = map[string]bool{}
+	}
+	b.results[id] = true
 }
 
 func (b *builder) checkID(path, id string) {
@@ -407,6 +419,7 @@ func (b *builder) call(p string, rc *rawCall) []sim.Message {
 	case !toolUseID.MatchString(rc.ID) || strings.HasPrefix(rc.ID, "toolu_rr"):
 		b.fail(p+".id", "must be a tool_use id matching %s (toolu_rr… is kept for re-reads), got %q", toolUseID, rc.ID)
 	}
+	b.markResult("result-" + rc.ID)
 	call := sim.Message{ID: "call-" + rc.ID, Role: sim.RoleAssistant, Kind: sim.KindToolCall, Tool: rc.Tool, ToolUseID: rc.ID,
 		Origin: b.origin, Usage: usageOf(rc.Usage), Continues: rc.Continues}
 	res := sim.Message{ID: "result-" + rc.ID, Role: sim.RoleTool, Kind: sim.KindToolResult, Tool: rc.Tool, ToolUseID: rc.ID,

@@ -195,6 +195,9 @@ func (b *builder) readCards(p, file string, strategies []string) ([]sim.Card, in
 		}
 		if len(strategies) > 0 && len(rc.Covers) == 1 {
 			seenStrategy[[2]string{rc.Strategy, rc.Covers[0]}] = true
+			if b.ids[rc.Covers[0]] != "" && !b.results[rc.Covers[0]] {
+				cb.fail(path+".covers[0]", "%q is not a tool result of the trace: a %s card summarizes one", rc.Covers[0], rc.Strategy)
+			}
 		}
 		prompt := rc.Prompt
 		if prompt == "" {
@@ -392,7 +395,6 @@ func (b *builder) compression(r *rawCompression, l *sim.Lesson) sim.Mechanism {
 		b.fail(p+".cards", "is never used: none of the strategies offered summarizes a result")
 	case r.Cards != "":
 		c.Cards, c.Versions = b.cards(p+".cards", r.Cards, summarizing)
-		b.checkResultCards(p+".cards", c.Cards, l)
 	}
 	return c
 }
@@ -425,38 +427,6 @@ func (b *builder) trigger(p string, pct int, adaptive bool) {
 	}
 }
 
-// checkResultCards requires each card of a strategy to cover a tool
-// result of the trace.
-func (b *builder) checkResultCards(p string, cards []sim.Card, l *sim.Lesson) {
-	results := map[string]bool{}
-	for _, m := range traceMessages(l) {
-		if m.Role == sim.RoleTool {
-			results[m.ID] = true
-		}
-	}
-	for i, c := range cards {
-		if len(c.Covers) == 1 && !results[c.Covers[0]] {
-			b.fail(fmt.Sprintf("%s: cards[%d].covers[0]", p, i), "%q is not a tool result of the trace", c.Covers[0])
-		}
-	}
-}
-
-// traceMessages lists every message of the trace: steps, both sides of
-// branches, and the calls of needs.
-func traceMessages(l *sim.Lesson) []sim.Message {
-	var out []sim.Message
-	for _, st := range l.Trace {
-		out = append(out, st.Messages...)
-		if br := st.Branch; br != nil {
-			out = append(append(out, br.Found...), br.Missing...)
-		}
-		for _, n := range st.Needs {
-			out = append(out, n.Recover...)
-		}
-	}
-	return out
-}
-
 // history builds the history mechanism: sliding, full, adaptive.
 func (b *builder) history(r *rawHistory, l *sim.Lesson) sim.Mechanism {
 	const p = "mechanisms.history"
@@ -478,7 +448,6 @@ func (b *builder) history(r *rawHistory, l *sim.Lesson) sim.Mechanism {
 	b.trigger(p, r.Trigger, adaptive)
 	if adaptive && r.Cards != "" && b.err == nil {
 		c.Cards, c.Versions = b.cards(p+".cards", r.Cards, []string{sim.StrategyAdaptive})
-		b.checkResultCards(p+".cards", c.Cards, l)
 	}
 	return c
 }
