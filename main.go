@@ -3,6 +3,7 @@
 //
 //	ctxsim serve [-addr HOST:PORT] [-lessons DIR]
 //	ctxsim import [-o DIR] [-id ID] [-format F] [-window N] [-no-redact] [-summarizer URL -summarizer-model M] FILE
+//	ctxsim record -lesson ID -summarizer URL -summarizer-model M [-n 5] [-lessons DIR]
 package main
 
 import (
@@ -36,6 +37,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if len(args) > 0 && args[0] == "import" {
 		return runImport(ctx, args[1:], stdout, stderr)
 	}
+	if len(args) > 0 && args[0] == "record" {
+		return runRecord(ctx, args[1:], stdout, stderr)
+	}
 	if len(args) == 0 || args[0] != "serve" {
 		return errors.New(usage)
 	}
@@ -62,7 +66,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 const usage = `usage:
   ctxsim serve [-addr HOST:PORT] [-lessons DIR]
   ctxsim import [-o DIR] [-id ID] [-format claude-code|openai-chat] [-window N] [-no-redact]
-                [-summarizer URL -summarizer-model MODEL [-summarizer-key-env VAR]] FILE`
+                [-summarizer URL -summarizer-model MODEL [-summarizer-key-env VAR]] FILE
+  ctxsim record -lesson ID -summarizer URL -summarizer-model MODEL [-summarizer-key-env VAR] [-n 5] [-lessons DIR]`
 
 // newServer loads the built-in lessons and those of dir, if given.
 func newServer(dir string, log *slog.Logger) (*web.Server, error) {

@@ -40,6 +40,7 @@ type builder struct {
 	workspace []sim.WorkspaceFile // the workspace's files, read before the trace
 	writes    []string            // files a write call creates
 	results   map[string]bool     // ids of the trace's tool results
+	recorded  bool                // recordings.yaml added versions to cards
 	origin    string              // where the trace's texts come from: authored, or recorded
 }
 
@@ -76,7 +77,11 @@ func buildLesson(f *yamlFile, raw *rawLesson, files fileReader) (*sim.Lesson, er
 	if b.err != nil {
 		return nil, b.err
 	}
-	if err := l.SetParamOrder(raw.Policy); err != nil {
+	order := raw.Policy
+	if b.recorded && order != nil && !slices.Contains(order, "rec") {
+		order = append(slices.Clone(order), "rec") // versions ctxsim record added: the parameter that shows them comes last
+	}
+	if err := l.SetParamOrder(order); err != nil {
 		b.fail("policy", "%v", err)
 	}
 	if len(l.Params()) == 0 {

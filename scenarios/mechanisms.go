@@ -549,6 +549,7 @@ func (b *builder) addRecordings(cards []sim.Card, versions int) ([]sim.Card, int
 			cards[j].CountFrom = len(cards[j].Versions) + 1
 		}
 		cards[j].Versions = append(cards[j].Versions, sim.CardText{Content: rr.Content, Recorded: true, Provenance: recordedProvenance(rr, date)})
+		b.recorded = true
 	}
 	for i, c := range cards {
 		if i > 0 && len(c.Versions) != len(cards[0].Versions) && rb.err == nil {

@@ -77,7 +77,13 @@ type Summary struct {
 // Summarize asks for a summary of conversation (a rendering of the range
 // to replace, one message per paragraph).
 func (c *Client) Summarize(ctx context.Context, conversation string) (Summary, error) {
-	body, err := c.request(conversation)
+	return c.SummarizeWith(ctx, Prompt, conversation)
+}
+
+// SummarizeWith is Summarize with another instruction (a summary card's
+// own prompt); the Summary records the prompt it was asked with.
+func (c *Client) SummarizeWith(ctx context.Context, prompt, conversation string) (Summary, error) {
+	body, err := c.request(prompt, conversation)
 	if err != nil {
 		return Summary{}, err
 	}
@@ -109,17 +115,17 @@ func (c *Client) Summarize(ctx context.Context, conversation string) (Summary, e
 	if model == "" {
 		model = c.Model
 	}
-	return Summary{Text: text, Model: model, Endpoint: c.URL, API: c.api, Date: c.Now().UTC(), Prompt: Prompt}, nil
+	return Summary{Text: text, Model: model, Endpoint: c.URL, API: c.api, Date: c.Now().UTC(), Prompt: prompt}, nil
 }
 
-func (c *Client) request(conversation string) ([]byte, error) {
+func (c *Client) request(prompt, conversation string) ([]byte, error) {
 	user := map[string]string{"role": "user", "content": conversation}
 	if c.api == Anthropic {
-		return json.Marshal(map[string]any{"model": c.Model, "max_tokens": c.maxOut, "system": Prompt,
+		return json.Marshal(map[string]any{"model": c.Model, "max_tokens": c.maxOut, "system": prompt,
 			"messages": []any{user}})
 	}
 	return json.Marshal(map[string]any{"model": c.Model, "max_tokens": c.maxOut,
-		"messages": []any{map[string]string{"role": "system", "content": Prompt}, user}})
+		"messages": []any{map[string]string{"role": "system", "content": prompt}, user}})
 }
 
 func (c *Client) authorize(req *http.Request) {

@@ -1,0 +1,59 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+
+	"ctxsim/recorder"
+	"ctxsim/summarizer"
+	"ctxsim/tokens"
+)
+
+// runRecord is `ctxsim record`: a model writes each summary card of a
+// lesson n times; the outputs are stored beside the lesson with where they
+// came from, and the lesson shows them next to its own versions.
+func runRecord(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("record", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	id := fs.String("lesson", "", "id of the lesson whose summary cards to record (required)")
+	dir := fs.String("lessons", "scenarios", "directory holding the lesson's directory (scenarios: the built-in lessons' sources)")
+	sumURL := fs.String("summarizer", "", "endpoint: …/v1/chat/completions (OpenAI-compatible) or …/v1/messages (Anthropic-compatible) (required)")
+	sumModel := fs.String("summarizer-model", "", "model name for -summarizer (required)")
+	sumKey := fs.String("summarizer-key-env", "CTXSIM_SUMMARIZER_KEY", "environment variable holding the -summarizer API key")
+	n := fs.Int("n", 5, "recordings per card, 1 to 20")
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: ctxsim record -lesson ID -summarizer URL -summarizer-model MODEL [-n 5] [-lessons DIR]\n\nflags:")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	switch {
+	case fs.NArg() > 0:
+		return fmt.Errorf("record: unexpected argument %q", fs.Arg(0))
+	case *id == "":
+		return errors.New("record: -lesson is required")
+	case *sumURL == "":
+		return errors.New("record: -summarizer is required")
+	}
+	c, err := summarizer.New(*sumURL, *sumModel, os.Getenv(*sumKey))
+	if err != nil {
+		return fmt.Errorf("record: %w", err)
+	}
+	tok, err := tokens.New()
+	if err != nil {
+		return err
+	}
+	rep, err := recorder.Record(ctx, recorder.Options{Dir: *dir, ID: *id, N: *n, Summarizer: c, Tokens: tok, Log: stderr})
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "ctxsim: recorded %d summaries for the %d summary cards of lesson %s into %s\n", rep.Recorded, rep.Cards, *id, rep.Path)
+	fmt.Fprintf(stdout, "  each card now has %d versions: 1–%d written for the lesson, %d–%d recorded (choose one with rec=N)\n",
+		rep.Versions, rep.Authored, rep.Authored+1, rep.Versions)
+	return nil
+}

@@ -1,0 +1,136 @@
+package web
+
+// Tests of what the lessons of issue 13 add to the frames API and the
+// page, generically: spent_tokens and iteration on a frame whose lesson
+// has the spend mechanism, and a second window the frame carries.
+
+import (
+	"encoding/json"
+	"net/http"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+func framesOf(t *testing.T, s *Server, path string) []map[string]any {
+	t.Helper()
+	rec := tieredGet(t, s, path)
+	if rec.Code != http.StatusOK {
+		t.Fatalf("GET %s = %d\n%s", path, rec.Code, rec.Body.String())
+	}
+	var doc struct {
+		Frames []map[string]any `json:"frames"`
+	}
+	if err := json.Unmarshal(rec.Body.Bytes(), &doc); err != nil {
+		t.Fatalf("GET %s: %v", path, err)
+	}
+	return doc.Frames
+}
+
+func num(f map[string]any, k string) (int, bool) {
+	v, ok := f[k].(float64)
+	return int(v), ok
+}
+
+// TestFramesAPISpend: every frame of a lesson with the spend mechanism
+// carries spent_tokens and iteration; the seed's figures are the last
+// frame's. A lesson without it carries neither.
+func TestFramesAPISpend(t *testing.T) {
+	s := newTestServer(t)
+	tests := []struct {
+		query             string
+		iteration, tokens int
+	}{
+		{"?strategy=per-result", 12, 276608},
+		{"?strategy=combined", 10, 93449},
+		{"?strategy=context-aware", 7, 40157},
+		{"?strategy=adaptive", 7, 174601},
+	}
+	for _, tt := range tests {
+		frames := framesOf(t, s, "/api/lessons/compression-strategies/frames"+tt.query)
+		prev := -1
+		for i, f := range frames {
+			spent, ok1 := num(f, "spent_tokens")
+			_, ok2 := num(f, "iteration")
+			if !ok1 || !ok2 || spent < prev {
+				t.Fatalf("%s frame %d: spent_tokens %v, iteration %v; want both, spent never falling", tt.query, i+1, f["spent_tokens"], f["iteration"])
+			}
+			prev = spent
+		}
+		last := frames[len(frames)-1]
+		if it, _ := num(last, "iteration"); it != tt.iteration || prev != tt.tokens {
+			t.Errorf("%s: last frame iteration %d, spent_tokens %d; want %d, %d", tt.query, it, prev, tt.iteration, tt.tokens)
+		}
+	}
+	for _, f := range framesOf(t, s, "/api/lessons/context-memory/frames") {
+		if _, ok := f["spent_tokens"]; ok {
+			t.Fatal("context-memory frames carry spent_tokens; its lesson has no spend mechanism")
+		}
+	}
+	rec := tieredGet(t, s, "/api/lessons/compression-strategies/frames?strategy=zip")
+	if rec.Code != http.StatusBadRequest || !strings.Contains(rec.Body.String(), "strategy") {
+		t.Errorf("?strategy=zip = %d %s; want a 400 naming strategy", rec.Code, rec.Body.String())
+	}
+}
+
+// TestFramesAPISecondWindow: while the sub-agent works, frames carry its
+// window (name, total, blocks); the main window's blocks are unchanged.
+func TestFramesAPISecondWindow(t *testing.T) {
+	s := newTestServer(t)
+	carried := 0
+	for _, f := range framesOf(t, s, "/api/lessons/subagent-isolation/frames?isolation=on") {
+		sw, ok := f["second_window"].(map[string]any)
+		if !ok {
+			continue
+		}
+		carried++
+		total := 0
+		for _, b := range sw["blocks"].([]any) {
+			total += int(b.(map[string]any)["tokens"].(float64))
+		}
+		if sw["name"] != "ui.window-subagent" || int(sw["total_tokens"].(float64)) != total || total == 0 {
+			t.Errorf("frame %v: second window %v, blocks sum %d", f["step"], sw["name"], total)
+		}
+		if sub, _ := num(f, "sub_spent_tokens"); sub == 0 {
+			t.Errorf("frame %v: no sub_spent_tokens while the sub-agent works", f["step"])
+		}
+	}
+	if carried != 7 {
+		t.Errorf("%d frames carry the sub-agent's window; want its 7 steps", carried)
+	}
+	for _, f := range framesOf(t, s, "/api/lessons/subagent-isolation/frames?isolation=off") {
+		if _, ok := f["second_window"]; ok {
+			t.Fatalf("isolation off: frame %v carries a second window", f["step"])
+		}
+	}
+}
+
+// TestSecondWindowPage: the page draws both windows, titled, each block
+// with its own hook and sheet; element ids stay unique; a step of the run
+// without the sub-agent keeps its place with an empty window.
+func TestSecondWindowPage(t *testing.T) {
+	s := newTestServer(t)
+	body := tieredGet(t, s, "/en/subagent-isolation/isolation-on/7").Body.String()
+	for _, want := range []string{`data-testid="window"`, `data-testid="second-window"`, `data-testid="second-pane"`,
+		"Main agent&#39;s window", "Sub-agent&#39;s window", `id="sheet-second-r-s5"`, `data-testid="second-blocks-table"`} {
+		if !strings.Contains(body, want) {
+			t.Errorf("step 7 lacks %s", want)
+		}
+	}
+	if n := strings.Count(body, `data-testid="second-block"`); n < 20 {
+		t.Errorf("%d second-window blocks; want the sub-agent's search", n)
+	}
+	ids := map[string]int{}
+	for _, m := range regexp.MustCompile(` id="([^"]+)"`).FindAllStringSubmatch(body, -1) {
+		if ids[m[1]]++; ids[m[1]] == 2 {
+			t.Errorf("id %q appears twice", m[1])
+		}
+	}
+	idle := tieredGet(t, s, "/en/subagent-isolation/isolation-on/1").Body.String()
+	if !strings.Contains(idle, "No sub-agent is working at this step") || strings.Contains(idle, `data-testid="second-block"`) {
+		t.Error("step 1: want an empty second window with its note")
+	}
+	if off := tieredGet(t, s, "/en/subagent-isolation/isolation-off/7").Body.String(); strings.Contains(off, `data-testid="second-window"`) {
+		t.Error("isolation off draws a second window")
+	}
+}
