@@ -93,9 +93,10 @@ type Spend struct {
 // SecondWindow is a window a frame carries beside the request: a
 // sub-agent's own context while it works. Pages draw it to the same scale.
 type SecondWindow struct {
-	LabelKey string // catalog key that names it
-	Blocks   []Block
-	Total    int
+	LabelKey  string // catalog key that names it
+	LegendKey string // catalog key of a line under its meter ("" for none)
+	Blocks    []Block
+	Total     int
 }
 
 // Line is a horizontal line drawn across the window at a token position.

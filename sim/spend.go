@@ -5,11 +5,12 @@ import "slices"
 // ledger is what a run's model calls have cost so far. The harness keeps
 // it for every run; the spend mechanism reports it on frames.
 type ledger struct {
-	tokens  int // every request as sent, and what the model wrote
-	fresh   int // of the requests, what the prompt cache could not reuse (with a prompt cache)
-	calls   int // the main agent's model calls, the refused one included
-	sub     int // tokens sub-agents spent in their own windows
-	recalls int // recoveries: needs the window lacked
+	tokens   int // every request as sent, and what the model wrote
+	fresh    int // of the requests, what the prompt cache could not reuse (with a prompt cache)
+	calls    int // the main agent's model calls, the refused one included
+	sub      int // tokens sub-agents spent in their own windows
+	subCalls int // model calls sub-agents made
+	recalls  int // recoveries: needs the window lacked
 }
 
 // SpendMeter is the spend mechanism: every frame reports what the run's
@@ -45,7 +46,7 @@ func (spendRun) frame(h *harness, f *Frame, _ frameCtx) {
 	}
 	if l.sub > 0 {
 		f.Figures = append(f.Figures, count("sub-spent", l.sub), count("main-spent", l.tokens-l.sub))
-		rows = append(rows, Row{Key: "sub", Values: []Figure{count("n", l.sub)}})
+		rows = append(rows, Row{Key: "sub", Values: []Figure{count("n", l.sub), count("calls", l.subCalls)}})
 	}
 	if l.recalls > 0 {
 		rows = append(rows, Row{Key: "recalls", Values: []Figure{count("n", l.recalls)}})

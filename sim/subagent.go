@@ -102,6 +102,7 @@ func (r *subagentRun) message(h *harness, m *Message) {
 		}
 		r.charge(h, n)
 		r.calls++
+		h.spent.subCalls++
 	}
 	b := h.blockOf(*m)
 	if b.Role == RoleAssistant {
@@ -157,7 +158,7 @@ func (r *subagentRun) frame(h *harness, f *Frame, fc frameCtx) {
 		r.prevIDs = nil
 		return
 	}
-	sw := &SecondWindow{LabelKey: "ui.window-subagent", Blocks: make([]Block, len(r.window))}
+	sw := &SecondWindow{LabelKey: "ui.window-subagent", LegendKey: "legend.subagent", Blocks: make([]Block, len(r.window))}
 	copy(sw.Blocks, r.window)
 	ids := map[string]bool{}
 	for i := range sw.Blocks {

@@ -109,8 +109,10 @@ func (s *Server) secondWindow(v *frameView, p *views.LessonPage) {
 	sv.f = &sf
 	w := s.windowView(&sv)
 	w.Title, w.BlockHook = v.ui.T(label), "second-block"
-	if v.f.Second == nil {
+	if sw := v.f.Second; sw == nil {
 		w.Empty = v.ui.T("ui.second-idle")
+	} else if sw.LegendKey != "" {
+		w.Legend = v.ui.F(sw.LegendKey, v.frameArgs())
 	}
 	for i := range w.Rows {
 		w.Rows[i].Anchor = "sheet-second-" + w.Rows[i].ID
@@ -457,7 +459,11 @@ func (v *frameView) eventArgs(e sim.Event) map[string]string {
 			args["fact"] = fct.Label.In(v.ui.Lang)
 		}
 	}
-	if b, ok := v.f.Block(e.Block); ok {
+	b, ok := v.f.Block(e.Block)
+	if !ok && e.Block != "" {
+		b, ok = v.seen(e.Block) // a block that left the window is named as it was
+	}
+	if ok {
 		args["label"] = v.label(b)
 		args["tool"] = b.Tool
 		if sum := b.Summary; sum != nil {
