@@ -318,6 +318,7 @@ type PresentPage struct {
 	URL            string
 	StateURL       string // the normal view of this state, which an audience follows
 	Window         Window
+	Second         *Window // a second window the frame carries (a sub-agent's)
 	Compare        *CompareView
 	Kicker         string
 	Headline       string

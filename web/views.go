@@ -149,7 +149,7 @@ func (s *Server) presentPage(in pageInput) (views.PresentPage, error) {
 	normal.View = ""
 	pp := views.PresentPage{
 		Lang: lp.Lang, UI: lp.UI, Assets: lp.Assets, Title: lp.Title, LessonID: lp.LessonID, URL: lp.URL,
-		StateURL: LessonURL(normal), Window: lp.Window, Kicker: lp.Narration.Kicker, Memory: lp.Memory,
+		StateURL: LessonURL(normal), Window: lp.Window, Second: lp.Second, Kicker: lp.Narration.Kicker, Memory: lp.Memory,
 		Headline: lp.Narration.Headline, Changes: lp.Narration.Changes, Steps: lp.Steps, Nav: lp.Nav,
 	}
 	pp.Assets.WithRoom = true
