@@ -41,3 +41,16 @@ func benchRun(b *testing.B, id string, kv ...string) {
 		}
 	}
 }
+
+// BenchmarkRunStrategies replays compression-strategies under per result
+// (the most iterations: five fetches).
+func BenchmarkRunStrategies(b *testing.B) {
+	benchRun(b, "compression-strategies", "strategy", "per-result")
+}
+
+// BenchmarkRunSliding replays the sliding window (a slide and a cache
+// comparison at every round).
+func BenchmarkRunSliding(b *testing.B) { benchRun(b, "sliding-window", "history", "sliding") }
+
+// BenchmarkRunSubagent replays the isolated search (two windows).
+func BenchmarkRunSubagent(b *testing.B) { benchRun(b, "subagent-isolation", "isolation", "on") }

@@ -237,3 +237,30 @@ func blockIDs(bs []Block) []string {
 	}
 	return out
 }
+
+// TestSpendFresh: with a prompt cache, each call also counts what the
+// provider could not reuse: after a slide the request starts differently.
+func TestSpendFresh(t *testing.T) {
+	steps := []Step{
+		{ID: "s1", Type: StepMessages, Messages: []Message{msg("u1", RoleUser, 10, "go"), msg("a1", RoleAssistant, 20, "ok")}},
+		{ID: "s2", Type: StepMessages, Messages: []Message{msg("u2", RoleUser, 10, "more"), msg("a2", RoleAssistant, 5, "done")}},
+	}
+	l := handLesson(t, 1000, steps, History{Choices: []string{HistorySliding, HistoryFull}, Messages: 2}, PromptCache{}, SpendMeter{})
+	for _, tc := range []struct {
+		history string
+		fresh   int
+	}{
+		// call 1: nothing cached, 110 computed. full: call 2 sends system,
+		// u1, a1, u2 (140) and the cache holds system, u1, a1: 10 computed.
+		{"full", 110 + 10},
+		// sliding (2 messages): u1 slid out, call 2 sends system, a1, u2
+		// (130): only the system prompt is reused, 30 computed.
+		{"sliding", 110 + 30},
+	} {
+		frames := runHand(t, l, "history", tc.history)
+		g, _ := frames[len(frames)-1].Figure("spent-fresh")
+		if g.Value != tc.fresh {
+			t.Errorf("%s: spent-fresh %d; want %d", tc.history, g.Value, tc.fresh)
+		}
+	}
+}

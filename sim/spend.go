@@ -60,11 +60,23 @@ func (spendRun) frame(h *harness, f *Frame, _ frameCtx) {
 // sent charges a request the provider accepted: its tokens and, with a
 // prompt cache, what of it the provider had to compute anew.
 func (h *harness) sent() {
-	h.spent.tokens += h.total()
-	if h.cache != nil {
-		c := h.cache.compare(h.window())
-		h.spent.fresh += c.RecomputedTokens
+	total := h.total()
+	h.spent.tokens += total
+	if h.cache == nil {
+		return
 	}
+	// What the provider reuses: the longest prefix it cached, as compare
+	// finds it, without copying the request.
+	cached, reused, i := h.cache.cached, 0, 0
+	h.each(func(b *Block) bool {
+		if i >= len(cached) || b.ID != cached[i].id || b.Content != cached[i].content {
+			return false
+		}
+		reused += b.Tokens
+		i++
+		return true
+	})
+	h.spent.fresh += total - reused
 }
 
 // recall looks up each fact a step needs before its first model call. For
