@@ -10,6 +10,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/chromedp/chromedp/kb"
 )
 
 func framesOf(t *testing.T, s *Server, path string) []map[string]any {
@@ -132,5 +134,51 @@ func TestSecondWindowPage(t *testing.T) {
 	}
 	if off := tieredGet(t, s, "/en/subagent-isolation/isolation-off/7").Body.String(); strings.Contains(off, `data-testid="second-window"`) {
 		t.Error("isolation off draws a second window")
+	}
+}
+
+// TestBrowserSecondWindow: in a browser, stepping with the keyboard (the
+// page script swaps each page in) through the sub-agent's search keeps both
+// windows side by side at one scale, the sub-agent's window grows while
+// the main one stays, and no script error occurs.
+func TestBrowserSecondWindow(t *testing.T) {
+	b := browser(t, 1440, 900, true)
+	exceptions := b.watchExceptions()
+	const total = 12
+	b.open("/en/subagent-isolation/isolation-on/2")
+	b.waitStep(2, total)
+	type state struct {
+		Main, Second       int
+		MainH, SecondH     float64
+		SecondLeft, MainRt float64
+		Blocks             int
+	}
+	read := func() state {
+		return mustEval[state](b, `(() => {
+			const m = document.querySelector("[data-testid=window]"), s = document.querySelector("[data-testid=second-window]");
+			const box = svg => svg.querySelector("rect.box").getBoundingClientRect();
+			return {main: +document.querySelector("[data-testid=meter]").dataset.total,
+				second: +document.querySelector("[data-testid=second-meter]").dataset.total,
+				mainH: box(m).height, secondH: box(s).height,
+				secondLeft: s.getBoundingClientRect().left, mainRt: box(m).right,
+				blocks: document.querySelectorAll("[data-testid=second-block]").length};
+		})()`)
+	}
+	first := read()
+	last := first
+	for n := 3; n <= 7; n++ {
+		b.key(kb.ArrowRight)
+		b.waitStep(n, total)
+		st := read()
+		if st.Main != first.Main || st.Second <= last.Second || st.Blocks <= last.Blocks {
+			t.Errorf("step %d: main %d (was %d), sub-agent %d in %d blocks (was %d in %d)", n, st.Main, first.Main, st.Second, st.Blocks, last.Second, last.Blocks)
+		}
+		if st.MainH != st.SecondH || st.SecondLeft < st.MainRt {
+			t.Errorf("step %d: boxes %.1f and %.1f px tall, second starts at %.1f before the first ends at %.1f", n, st.MainH, st.SecondH, st.SecondLeft, st.MainRt)
+		}
+		last = st
+	}
+	if ex := exceptions(); len(ex) > 0 {
+		t.Errorf("script exceptions: %v", ex)
 	}
 }
