@@ -1,6 +1,9 @@
 package sim
 
-import "regexp"
+import (
+	"cmp"
+	"regexp"
+)
 
 // Text is a string in several languages, keyed by language code ("en", "ja").
 type Text map[string]string
@@ -86,6 +89,8 @@ type Lesson struct {
 	// errLines is the error line of each tool result text of the trace
 	// ("" when none), for the loss view.
 	errLines map[string]string
+	// blockFacts is the loss-view facts of each block of the trace.
+	blockFacts map[blockKey][]lossFact
 }
 
 // factText keys whether a fact's pattern matches a text.
@@ -119,13 +124,17 @@ func (l *Lesson) IndexFacts() {
 		}
 	}
 	l.errLines = map[string]string{}
+	facts := map[blockKey][]lossFact{}
 	for _, st := range l.Trace {
 		for _, m := range st.Messages {
 			if m.Role == RoleTool {
 				l.errLines[m.Content] = errorLine(m.Content)
 			}
+			b := Block{Role: m.Role, Kind: cmp.Or(m.Kind, KindText), Args: m.Args, Content: m.Content}
+			facts[factKey(&b)] = blockFacts(l, &b)
 		}
 	}
+	l.blockFacts = facts
 	l.held = make(map[factText]bool, len(texts)*len(l.Facts))
 	for _, f := range l.Facts {
 		if f.Pattern == nil {

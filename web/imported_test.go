@@ -44,20 +44,32 @@ var importedServer = sync.OnceValues(func() (*Server, error) {
 		return nil, err
 	}
 	f.Close()
+	// Several model responses to a step, and requests refused inside a
+	// step: the narration names only the blocks each frame has seen.
+	grouped := filepath.Join(dir, "grouped.jsonl")
+	if f, err = os.Create(grouped); err != nil {
+		return nil, err
+	}
+	if _, err := synth.Write(f, synth.Options{Turns: 6, Rounds: 6, CompactEvery: 3, ResultChars: 1500, Seed: 7}); err != nil {
+		return nil, err
+	}
+	f.Close()
 	lessons := dir + "/lessons"
 	for _, in := range []struct {
 		path   string
 		window int
+		steps  int
 	}{
-		{"../transcript/testdata/cc_compaction.jsonl", 0},
-		{"../transcript/testdata/oa_tools.json", 0},
-		{synthetic, 6000},
+		{"../transcript/testdata/cc_compaction.jsonl", 0, 0},
+		{"../transcript/testdata/oa_tools.json", 0, 0},
+		{synthetic, 6000, 0},
+		{grouped, 6000, 12},
 	} {
 		s, err := transcript.Read(in.path, transcript.Options{Redact: true, Home: "/home/alice"})
 		if err != nil {
 			return nil, err
 		}
-		if _, err := importer.Write(context.Background(), s, importer.Options{Dir: lessons, Window: in.window, Redacted: true,
+		if _, err := importer.Write(context.Background(), s, importer.Options{Dir: lessons, Window: in.window, MaxSteps: in.steps, Redacted: true,
 			Now: time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC), Tokens: base.Tokens}); err != nil {
 			return nil, err
 		}
@@ -69,7 +81,7 @@ var importedServer = sync.OnceValues(func() (*Server, error) {
 	return New(Config{Lessons: append(append([]*scenarios.Lesson{}, base.Lessons...), extra...), Tokens: base.Tokens})
 })
 
-var importedIDs = []string{"session-cc-compaction", "session-oa-tools", "session-synthetic"}
+var importedIDs = []string{"session-cc-compaction", "session-oa-tools", "session-synthetic", "session-grouped"}
 
 // TestImportedLessons: an imported session is a lesson like any other.
 // Every state of every preset policy serves, in both languages, in the
