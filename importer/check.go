@@ -44,7 +44,7 @@ func texts(l *sim.Lesson) []string {
 // mechanical excerpt, and the largest request of the default policy.
 type replays struct {
 	mu       sync.Mutex
-	byPreset [][]span      // mechanical ranges, by preset index
+	byPreset [][]span       // mechanical ranges, by preset index
 	peaks    map[string]int // largest request, by policy
 	policies int
 }

@@ -115,7 +115,7 @@ type imp struct {
 	rep       *Report
 	t         *trace
 	window    int
-	generated []card // cards the summarizer wrote
+	generated []card   // cards the summarizer wrote
 	seen      *replays // what the last build's replays showed
 }
 

@@ -104,7 +104,9 @@ func split(text string, max int) []string {
 	return append(out, text)
 }
 
-func isSpace(b byte) bool { return b == ' ' || b == '\t' || b == '\n' || b == '\r' || b == '\v' || b == '\f' }
+func isSpace(b byte) bool {
+	return b == ' ' || b == '\t' || b == '\n' || b == '\r' || b == '\v' || b == '\f'
+}
 
 // truncate keeps at most max bytes of s, on a rune boundary.
 func truncate(s string, max int) string {
