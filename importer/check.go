@@ -19,24 +19,13 @@ func (im *imp) replay(l *scenarios.Lesson) error {
 		ps = l.PresetPolicies()
 	}
 	if c, ok := im.opt.Tokens.(interface{ CountAll([]string) }); ok {
-		c.CountAll(texts(l.Lesson)) // the replays then only look counts up
+		c.CountAll(l.Texts()) // the replays then only look counts up
 	}
 	im.seen = &replays{peaks: map[string]int{}}
 	if err := sim.RunEach(l.Lesson, ps, im.opt.Tokens, im.seen.visit); err != nil {
 		return fmt.Errorf("replay %s: %w", im.id, err)
 	}
 	return nil
-}
-
-// texts is every message text of l's trace.
-func texts(l *sim.Lesson) []string {
-	var out []string
-	for _, st := range l.Trace {
-		for _, m := range st.Messages {
-			out = append(out, m.Content)
-		}
-	}
-	return out
 }
 
 // replays is what the importer learns from the replays that loading the

@@ -96,12 +96,9 @@ type Lesson struct {
 // factText keys whether a fact's pattern matches a text.
 type factText struct{ fact, text string }
 
-// IndexFacts matches every fact against the texts the lesson fixes (the
-// system prompt, the trace's messages and answers, what its mechanisms
-// carry, such as summary cards), once, so that a replay's lookups only
-// run patterns on text made during the replay. Loaders call it when the
-// lesson is complete; a lesson without it replays the same, slower.
-func (l *Lesson) IndexFacts() {
+// Texts is every text the lesson fixes: the system prompt, the trace's
+// messages and answers, what its mechanisms carry (summary cards).
+func (l *Lesson) Texts() []string {
 	texts := []string{l.System.Content}
 	addMsgs := func(ms []Message) {
 		for _, m := range ms {
@@ -123,6 +120,16 @@ func (l *Lesson) IndexFacts() {
 			texts = append(texts, c.texts()...)
 		}
 	}
+	return texts
+}
+
+// IndexFacts matches every fact against the texts the lesson fixes (the
+// system prompt, the trace's messages and answers, what its mechanisms
+// carry, such as summary cards), once, so that a replay's lookups only
+// run patterns on text made during the replay. Loaders call it when the
+// lesson is complete; a lesson without it replays the same, slower.
+func (l *Lesson) IndexFacts() {
+	texts := l.Texts()
 	l.errLines = map[string]string{}
 	facts := map[blockKey][]lossFact{}
 	for _, st := range l.Trace {

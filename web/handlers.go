@@ -139,11 +139,11 @@ func (s *Server) redirectQuery(c echo.Context, l *scenarios.Lesson, st State, q 
 	if err != nil {
 		return err
 	}
-	to, err := s.run(l, np)
+	to, err := s.outline(l, np)
 	if err != nil {
 		return err
 	}
-	st.Policy, st.Step = np, alignStep(ra.Frames, ra.Frames[st.Step-1], to.Frames)
+	st.Policy, st.Step = np, alignStep(ra.Frames, ra.Frames[st.Step-1], to)
 	return c.Redirect(http.StatusFound, LessonURL(st))
 }
 

@@ -3,6 +3,7 @@ package web
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"html"
 	"net/http"
 	"net/http/httptest"
@@ -224,4 +225,40 @@ func missingKey(page string) string {
 		}
 	}
 	return ""
+}
+
+// TestLongSession: a lesson whose default run is long is prepared under
+// its default policy only; every other preset still serves, replayed on
+// demand, and the box keeps the largest room below it.
+func TestLongSession(t *testing.T) {
+	s0, err := importedServer()
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := s0.lessons.byID["session-grouped"]
+	s, err := New(Config{Lessons: []*scenarios.Lesson{l}, Tokens: s0.tok, LongRun: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(s.presets) != 1 {
+		t.Errorf("%d preset runs kept from start-up; want 1 (the default)", len(s.presets))
+	}
+	if _, ok := s.presets[runKey{l.ID, l.DefaultPolicy()}]; !ok {
+		t.Errorf("the default run is not kept")
+	}
+	if got, want := s.reserve[l.ID], 30*boxHeight/100.0; got != want {
+		t.Errorf("reserve %v; want the largest class %v", got, want)
+	}
+	h := s.Handler()
+	for _, p := range l.PresetPolicies() {
+		r, err := sim.Run(l.Lesson, p, s.tok)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := len(r.Frames)
+		page := getOK(t, h, LessonURL(State{Lang: "en", Lesson: l.ID, Policy: p, Step: n}))
+		if want := fmt.Sprintf("Step %d of %d", n, n); !strings.Contains(page, want) {
+			t.Errorf("%s: the last page does not say %q", p, want)
+		}
+	}
 }

@@ -55,12 +55,12 @@ func (s *Server) modeURL(in pageInput, cur sim.Frame, p sim.Policy, name, value 
 		}
 		return LessonURL(st) + "?" + url.Values{name: {value}}.Encode(), nil
 	}
-	r, err := s.run(in.lesson, p)
+	frames, err := s.outline(in.lesson, p)
 	if err != nil {
 		return "", err
 	}
 	to := st
-	to.Policy, to.Step = p, alignStep(in.run.Frames, cur, r.Frames)
+	to.Policy, to.Step = p, alignStep(in.run.Frames, cur, frames)
 	return LessonURL(to), nil
 }
 

@@ -85,18 +85,18 @@ func (s *Server) navOf(in pageInput, cur int) (views.Nav, error) {
 	def := l.DefaultPolicy()
 	for i, q := range quick {
 		target := st
-		rq, err := s.run(l, q)
+		rq, err := s.outline(l, q)
 		if err != nil {
 			return n, err
 		}
 		var active bool
 		if st.Compare != nil { // digits change the right-hand side
 			target.Compare = &q
-			target.Step = timelineAt(alignRuns(frames, rq.Frames), cur) + 1
+			target.Step = timelineAt(alignRuns(frames, rq), cur) + 1
 			active = q == *st.Compare
 		} else {
 			target.Policy = q
-			target.Step = alignStep(frames, frames[cur], rq.Frames)
+			target.Step = alignStep(frames, frames[cur], rq)
 			active = q == st.Policy
 		}
 		n.QuickModes = append(n.QuickModes, views.QuickMode{Key: i + 1, Label: policyWords(ui, l.Lesson, q, def, true), URL: LessonURL(target), Active: active})
