@@ -64,8 +64,8 @@ type caches struct {
 	replays *lru[*sim.Replay]
 	// outlines are the frames of runs without their contents, by policy.
 	outlines *lru[*outline]
-	zip     *compressor // encodings of kept pages
-	bufs    sync.Pool   // *bytes.Buffer to render into
+	zip      *compressor // encodings of kept pages
+	bufs     sync.Pool   // *bytes.Buffer to render into
 }
 
 // newCaches sizes the caches from cfg: 0 means the default, a negative
