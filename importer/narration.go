@@ -54,7 +54,7 @@ func stepText(lang string, k stepKind) string {
 		return responseText(tr, k.responses[0]) + "\n\n" + holds
 	}
 	// A group: the user's message, if any, and several responses.
-	head := tr("# The agent works on", "# エージェントの作業")
+	head := tr("# The agent goes on working", "# エージェントが作業を続けます")
 	if k.user != "" {
 		head = fmt.Sprintf(tr("# The user writes: “{label:%[1]s}”", "# ユーザーの発言：「{label:%[1]s}」"), k.user)
 	}
@@ -68,7 +68,14 @@ func stepText(lang string, k stepKind) string {
 			}
 			// A refused request can leave a later response out of this
 			// frame under some policy: name only what it holds or held.
-			items = append(items, fmt.Sprintf("- {?seen:%[1]s}{label:%[1]s}: {size:%[1]s}", id))
+			item := fmt.Sprintf("- {?seen:%[1]s}{label:%[1]s} ({size:%[1]s})", id)
+			if call, ok := strings.CutPrefix(id, "call-"); ok {
+				// A call and its result come in together, with no model
+				// call between them.
+				item = fmt.Sprintf(tr("- {?seen:result-%[1]s}{label:call-%[1]s}: the call {size:call-%[1]s}, its result {size:result-%[1]s}",
+					"- {?seen:result-%[1]s}{label:call-%[1]s}：呼び出し {size:call-%[1]s}、結果 {size:result-%[1]s}"), call)
+			}
+			items = append(items, item)
 		}
 	}
 	body := tr("The agent answers, one model call after another:", "エージェントはモデル呼び出しを重ねて応えます。")
