@@ -157,6 +157,9 @@ func (l *Lesson) errorLine(text string) string {
 
 // errorLine is the first line of a tool result that reports an error.
 func errorLine(text string) string {
+	if !mayReportError(text) {
+		return ""
+	}
 	for _, m := range errorRE.FindAllStringIndex(text, -1) {
 		start := strings.LastIndexByte(text[:m[0]], '\n') + 1
 		end := len(text)
@@ -168,6 +171,21 @@ func errorLine(text string) string {
 		}
 	}
 	return ""
+}
+
+// errorStems are what every match of errorRE contains, lowercased.
+var errorStems = []string{"error", "fail", "panic", "exception", "traceback", "cannot", "undefined", "not found", "no such file", "permission denied"}
+
+// mayReportError is a cheap test before errorRE: false when no match can
+// exist (most results of a long session).
+func mayReportError(text string) bool {
+	low := strings.ToLower(text)
+	for _, s := range errorStems {
+		if strings.Contains(low, s) {
+			return true
+		}
+	}
+	return false
 }
 
 // instructions are the sentences of a user message that tell the agent
