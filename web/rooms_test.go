@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -12,7 +11,6 @@ import (
 	"net/http/httptest"
 	"regexp"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -21,328 +19,11 @@ import (
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
 	"github.com/labstack/echo/v4"
+
+	"ctxsim/roomstore"
 )
 
-// ---- the memory store, on a fake clock
-
-type fakeClock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func (c *fakeClock) now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.t }
-func (c *fakeClock) add(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.t = c.t.Add(d)
-}
-
-func newFakeRooms(limit int) (*memoryRooms, *fakeClock) {
-	clk := &fakeClock{t: time.Date(2026, 11, 1, 9, 0, 0, 0, time.UTC)}
-	return newMemoryRooms(clk.now, time.Hour, limit), clk
-}
-
-func (m *memoryRooms) count() int {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	return len(m.rooms)
-}
-
 var roomCodeRE = regexp.MustCompile(`^[23456789ABCDEFGHJKLMNPQRSTUVWXYZ]{6}$`)
-
-// recv reads one value from ch within a second.
-func recv(t *testing.T, ch <-chan string) (string, bool) {
-	t.Helper()
-	select {
-	case v, ok := <-ch:
-		return v, ok
-	case <-time.After(time.Second):
-		t.Fatalf("no value on the subscription within 1 s")
-		return "", false
-	}
-}
-
-// pending reports a value waiting in ch, without blocking.
-func pending(ch <-chan string) (string, bool) {
-	select {
-	case v, ok := <-ch:
-		return v, ok
-	default:
-		return "", false
-	}
-}
-
-func TestRoomStoreCreatePublishSubscribe(t *testing.T) {
-	m, _ := newFakeRooms(100)
-	ctx := t.Context()
-	code, key, err := m.Create(ctx)
-	if err != nil {
-		t.Fatalf("Create: %v", err)
-	}
-	if !roomCodeRE.MatchString(code) || !validRoomKey(key) || roomCodeOf(key) != code {
-		t.Fatalf("Create = %q, %q; want a 6-symbol code derived from a 32-hex-digit key", code, key)
-	}
-	if st, err := m.Current(ctx, code); err != nil || st != "" {
-		t.Fatalf("Current of a new room = %q, %v; want \"\", nil", st, err)
-	}
-	ch, err := m.Subscribe(ctx, code)
-	if err != nil {
-		t.Fatalf("Subscribe: %v", err)
-	}
-	if v, ok := pending(ch); ok {
-		t.Fatalf("a new room sent %q before any publish", v)
-	}
-	if err := m.Publish(ctx, code, key, "/a"); err != nil {
-		t.Fatalf("Publish: %v", err)
-	}
-	if v, _ := recv(t, ch); v != "/a" {
-		t.Errorf("subscriber got %q; want /a", v)
-	}
-	if st, _ := m.Current(ctx, code); st != "/a" {
-		t.Errorf("Current = %q; want /a", st)
-	}
-	// A later subscriber gets the current state first.
-	ch2, _ := m.Subscribe(ctx, code)
-	if v, _ := recv(t, ch2); v != "/a" {
-		t.Errorf("second subscriber's first value = %q; want /a", v)
-	}
-	if err := m.Publish(ctx, code, key, "/b"); err != nil {
-		t.Fatalf("Publish: %v", err)
-	}
-	for i, c := range []<-chan string{ch, ch2} {
-		if v, _ := recv(t, c); v != "/b" {
-			t.Errorf("subscriber %d got %q; want /b", i+1, v)
-		}
-	}
-	// Ending the context closes the channel.
-	sctx, cancel := context.WithCancel(ctx)
-	ch3, _ := m.Subscribe(sctx, code)
-	recv(t, ch3)
-	cancel()
-	if _, ok := recv(t, ch3); ok {
-		t.Errorf("subscription still open after its context ended")
-	}
-}
-
-func TestRoomStoreWrongKeyAndUnknownRoom(t *testing.T) {
-	m, _ := newFakeRooms(100)
-	ctx := t.Context()
-	code, key, _ := m.Create(ctx)
-	_, other, _ := m.Create(ctx)
-	if err := m.Publish(ctx, code, other, "/x"); !errors.Is(err, ErrRoomKey) {
-		t.Errorf("Publish with another room's key = %v; want ErrRoomKey", err)
-	}
-	if err := m.Ensure(ctx, code, other, "/x"); !errors.Is(err, ErrRoomKey) {
-		t.Errorf("Ensure with another room's key = %v; want ErrRoomKey", err)
-	}
-	if err := m.Close(ctx, code, other); !errors.Is(err, ErrRoomKey) {
-		t.Errorf("Close with another room's key = %v; want ErrRoomKey", err)
-	}
-	if st, _ := m.Current(ctx, code); st != "" {
-		t.Errorf("a refused publish changed the state to %q", st)
-	}
-	const nope = "ZZZZZZ"
-	if err := m.Publish(ctx, nope, key, "/x"); !errors.Is(err, ErrNoRoom) {
-		t.Errorf("Publish to an unknown room = %v; want ErrNoRoom", err)
-	}
-	if _, err := m.Current(ctx, nope); !errors.Is(err, ErrNoRoom) {
-		t.Errorf("Current of an unknown room = %v; want ErrNoRoom", err)
-	}
-	if _, err := m.Subscribe(ctx, nope); !errors.Is(err, ErrNoRoom) {
-		t.Errorf("Subscribe to an unknown room = %v; want ErrNoRoom", err)
-	}
-	if err := m.Close(ctx, nope, key); !errors.Is(err, ErrNoRoom) {
-		t.Errorf("Close of an unknown room = %v; want ErrNoRoom", err)
-	}
-}
-
-func TestRoomStoreExpiry(t *testing.T) {
-	m, clk := newFakeRooms(100)
-	ctx := t.Context()
-	code, key, _ := m.Create(ctx)
-	clk.add(59 * time.Minute)
-	if err := m.Publish(ctx, code, key, "/a"); err != nil {
-		t.Fatalf("Publish after 59 min: %v", err)
-	}
-	clk.add(59 * time.Minute) // 59 min after the publish: still alive
-	if _, err := m.Current(ctx, code); err != nil {
-		t.Fatalf("Current 59 min after a publish: %v", err)
-	}
-	clk.add(time.Minute)
-	if _, err := m.Current(ctx, code); !errors.Is(err, ErrNoRoom) {
-		t.Fatalf("Current an hour after the last publish = %v; want ErrNoRoom", err)
-	}
-
-	// An attached subscriber keeps its room; the hour starts when it leaves.
-	code, key, _ = m.Create(ctx)
-	sctx, cancel := context.WithCancel(ctx)
-	ch, _ := m.Subscribe(sctx, code)
-	clk.add(5 * time.Hour)
-	if err := m.Publish(ctx, code, key, "/b"); err != nil {
-		t.Fatalf("Publish 5 h later with a subscriber attached: %v", err)
-	}
-	clk.add(5 * time.Hour)
-	cancel()
-	if _, ok := recv(t, ch); ok { // "/b"
-		if _, ok := recv(t, ch); ok {
-			t.Fatalf("subscription still open after its context ended")
-		}
-	}
-	clk.add(59 * time.Minute)
-	if _, err := m.Current(ctx, code); err != nil {
-		t.Fatalf("Current 59 min after the last subscriber left: %v", err)
-	}
-	clk.add(time.Minute)
-	if _, err := m.Subscribe(ctx, code); !errors.Is(err, ErrNoRoom) {
-		t.Fatalf("Subscribe an hour after the last subscriber left = %v; want ErrNoRoom", err)
-	}
-
-	// Rooms nobody asks about again are swept when rooms are created.
-	for range 5 {
-		m.Create(ctx)
-	}
-	clk.add(2 * time.Hour)
-	m.Create(ctx)
-	if n := m.count(); n != 1 {
-		t.Errorf("after a sweep the store holds %d rooms; want 1", n)
-	}
-}
-
-func TestRoomStoreLimit(t *testing.T) {
-	m, clk := newFakeRooms(2)
-	ctx := t.Context()
-	m.Create(ctx)
-	m.Create(ctx)
-	if _, _, err := m.Create(ctx); !errors.Is(err, ErrRoomsFull) {
-		t.Fatalf("third Create with a limit of 2 = %v; want ErrRoomsFull", err)
-	}
-	clk.add(time.Hour)
-	if _, _, err := m.Create(ctx); err != nil {
-		t.Fatalf("Create once the others expired: %v", err)
-	}
-}
-
-func TestRoomStoreSlowSubscriberGetsLatest(t *testing.T) {
-	m, _ := newFakeRooms(100)
-	ctx := t.Context()
-	code, key, _ := m.Create(ctx)
-	slow, _ := m.Subscribe(ctx, code) // never read until the end
-	fast, _ := m.Subscribe(ctx, code)
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		for i := 1; i <= 1000; i++ {
-			if err := m.Publish(ctx, code, key, fmt.Sprintf("/s/%d", i)); err != nil {
-				t.Errorf("Publish %d: %v", i, err)
-				return
-			}
-		}
-	}()
-	select {
-	case <-done:
-	case <-time.After(5 * time.Second):
-		t.Fatalf("1000 publishes did not finish in 5 s: a subscriber that does not read blocks Publish")
-	}
-	if v, _ := recv(t, slow); v != "/s/1000" {
-		t.Errorf("slow subscriber got %q; want only the latest, /s/1000", v)
-	}
-	if v, ok := pending(slow); ok {
-		t.Errorf("slow subscriber has a second value %q; want none", v)
-	}
-	if v, _ := recv(t, fast); v != "/s/1000" {
-		t.Errorf("other subscriber got %q; want /s/1000", v)
-	}
-}
-
-func TestRoomStoreEnsureAfterRestart(t *testing.T) {
-	ctx := t.Context()
-	before, _ := newFakeRooms(100)
-	code, key, _ := before.Create(ctx)
-	before.Publish(ctx, code, key, "/a")
-
-	after, _ := newFakeRooms(100) // a restarted process: an empty store
-	if _, err := after.Current(ctx, code); !errors.Is(err, ErrNoRoom) {
-		t.Fatalf("Current on a new store = %v; want ErrNoRoom", err)
-	}
-	if err := after.Publish(ctx, code, key, "/b"); !errors.Is(err, ErrNoRoom) {
-		t.Fatalf("Publish on a new store = %v; want ErrNoRoom (only Ensure re-creates)", err)
-	}
-	_, stranger, _ := after.Create(ctx)
-	if err := after.Ensure(ctx, code, stranger, "/evil"); !errors.Is(err, ErrRoomKey) {
-		t.Fatalf("Ensure of a lost room with a key of another code = %v; want ErrRoomKey", err)
-	}
-	ch, err := func() (<-chan string, error) {
-		if err := after.Ensure(ctx, code, key, "/b"); err != nil {
-			return nil, err
-		}
-		return after.Subscribe(ctx, code)
-	}()
-	if err != nil {
-		t.Fatalf("Ensure with the room's own key: %v", err)
-	}
-	if v, _ := recv(t, ch); v != "/b" {
-		t.Errorf("after Ensure a subscriber got %q; want /b", v)
-	}
-	if err := after.Ensure(ctx, code, key, "/c"); err != nil {
-		t.Fatalf("Ensure of a live room: %v", err)
-	}
-	if v, _ := recv(t, ch); v != "/c" {
-		t.Errorf("Ensure of a live room published %q; want /c", v)
-	}
-	if err := after.Ensure(ctx, code, stranger, "/evil"); !errors.Is(err, ErrRoomKey) {
-		t.Errorf("Ensure of a live room with a wrong key = %v; want ErrRoomKey", err)
-	}
-}
-
-func TestRoomStoreClose(t *testing.T) {
-	m, _ := newFakeRooms(100)
-	ctx := t.Context()
-	code, key, _ := m.Create(ctx)
-	ch, _ := m.Subscribe(ctx, code)
-	if err := m.Close(ctx, code, key); err != nil {
-		t.Fatalf("Close: %v", err)
-	}
-	if _, ok := recv(t, ch); ok {
-		t.Errorf("subscription still open after Close")
-	}
-	if _, err := m.Current(ctx, code); !errors.Is(err, ErrNoRoom) {
-		t.Errorf("Current after Close = %v; want ErrNoRoom", err)
-	}
-}
-
-func TestRoomCodes(t *testing.T) {
-	if a, b := roomCodeOf("0123456789abcdef0123456789abcdef"), roomCodeOf("0123456789abcdef0123456789abcdef"); a != b || !roomCodeRE.MatchString(a) {
-		t.Fatalf("roomCodeOf = %q, %q; want one code of the alphabet", a, b)
-	}
-	for _, tt := range []struct {
-		in, want string
-		ok       bool
-	}{
-		{"ABC234", "ABC234", true},
-		{"abc234", "ABC234", true},
-		{"ABC23", "", false},
-		{"ABC2345", "", false},
-		{"ABC0O1", "", false}, // 0, O and 1 are not in the alphabet
-		{"ABCI23", "", false},
-		{"ABC 23", "", false},
-		{"ÅBC234", "", false},
-	} {
-		if got, ok := parseRoomCode(tt.in); got != tt.want || ok != tt.ok {
-			t.Errorf("parseRoomCode(%q) = %q, %v; want %q, %v", tt.in, got, ok, tt.want, tt.ok)
-		}
-	}
-	for k, want := range map[string]bool{
-		"0123456789abcdef0123456789abcdef":  true,
-		"0123456789ABCDEF0123456789ABCDEF":  false,
-		"0123456789abcdef0123456789abcde":   false,
-		"0123456789abcdef0123456789abcdefa": false,
-		"g123456789abcdef0123456789abcdef":  false,
-	} {
-		if got := validRoomKey(k); got != want {
-			t.Errorf("validRoomKey(%q) = %v; want %v", k, got, want)
-		}
-	}
-}
 
 // ---- the HTTP API, in process
 
@@ -392,7 +73,7 @@ func TestRoomAPI(t *testing.T) {
 		t.Fatalf("POST /rooms = %d; want 201\n%s", rec.Code, rec.Body.String())
 	}
 	room := decodeRoom(t, rec)
-	if !roomCodeRE.MatchString(room.Code) || !validRoomKey(room.Key) || room.State != s1 {
+	if !roomCodeRE.MatchString(room.Code) || !roomstore.ValidKey(room.Key) || room.State != s1 {
 		t.Fatalf("POST /rooms = %+v; want a code, a key and state %s", room, s1)
 	}
 	if want := "http://example.com/join/" + room.Code; room.JoinURL != want {
@@ -461,11 +142,7 @@ func TestRoomBadInput(t *testing.T) {
 	h := newTestServer(t).Handler()
 	room := openTestRoom(t, h, defaultState+"/1")
 	other := openTestRoom(t, h, "")
-	// a well-formed key of some other code than the missing room ZZZZZZ
-	stray := fmt.Sprintf("%032x", 1)
-	if roomCodeOf(stray) == "ZZZZZZ" {
-		stray = fmt.Sprintf("%032x", 2)
-	}
+	stray := fmt.Sprintf("%032x", 1) // a well-formed key of no room
 	rc := "/rooms/" + room.Code
 	tests := []struct {
 		name, method, path, body string
@@ -490,7 +167,8 @@ func TestRoomBadInput(t *testing.T) {
 		{"put no state", "PUT", rc, roomBody(room.Key, ""), 400, "state"},
 		{"put bad state", "PUT", rc, roomBody(room.Key, "/en/context-memory/compaction-on.memory-on.threshold-200.rec-1/1"), 400, "state"},
 		{"put wrong key", "PUT", rc, roomBody(other.Key, defaultState+"/2"), 403, "key"},
-		{"put lost room, key of another code", "PUT", "/rooms/ZZZZZZ", roomBody(stray, defaultState+"/2"), 403, "key"},
+		{"put unknown room", "PUT", "/rooms/ZZZZZZ", roomBody(stray, defaultState+"/2"), 404, ""},
+		{"put unknown room, a live room's key", "PUT", "/rooms/ZZZZZZ", roomBody(room.Key, defaultState+"/2"), 404, ""},
 		{"get unknown room", "GET", "/rooms/ZZZZZZ", "", 404, ""},
 		{"get bad code", "GET", "/rooms/zz", "", 400, "code"},
 		{"events unknown room", "GET", "/rooms/ZZZZZZ/events", "", 404, ""},
@@ -528,20 +206,18 @@ func TestRoomBadInput(t *testing.T) {
 	}
 }
 
-// A restarted server has an empty store; the presenter's PUT, with the code
-// and key its page kept, re-creates the room there.
-func TestRoomRestartRecreates(t *testing.T) {
+// A restarted server has an empty memory store: the room ended with the
+// process, and nobody, not even its presenter, can bring its code back.
+func TestRoomRestartEndsMemoryRooms(t *testing.T) {
 	before, after := newServerWith(t, Config{}).Handler(), newServerWith(t, Config{}).Handler()
 	room := openTestRoom(t, before, defaultState+"/3")
-	if rec := roomCall(t, after, http.MethodGet, "/rooms/"+room.Code, ""); rec.Code != http.StatusNotFound {
-		t.Fatalf("GET on the restarted server before the presenter's PUT = %d; want 404", rec.Code)
+	for _, key := range []string{room.Key, fmt.Sprintf("%032x", 7)} {
+		if rec := roomCall(t, after, http.MethodPut, "/rooms/"+room.Code, roomBody(key, defaultState+"/4")); rec.Code != http.StatusNotFound {
+			t.Fatalf("PUT on the restarted server = %d %s; want 404", rec.Code, rec.Body.String())
+		}
 	}
-	if rec := roomCall(t, after, http.MethodPut, "/rooms/"+room.Code, roomBody(room.Key, defaultState+"/4")); rec.Code != http.StatusOK {
-		t.Fatalf("PUT on the restarted server = %d %s; want 200", rec.Code, rec.Body.String())
-	}
-	rec := roomCall(t, after, http.MethodGet, "/join/"+room.Code, "")
-	if want := defaultState + "/4#follow=" + room.Code; rec.Header().Get("Location") != want {
-		t.Errorf("GET /join after the re-creation: Location %q; want %q", rec.Header().Get("Location"), want)
+	if rec := roomCall(t, after, http.MethodGet, "/join/"+room.Code, ""); rec.Code != http.StatusNotFound {
+		t.Errorf("GET /join after the restart = %d; want 404", rec.Code)
 	}
 }
 
@@ -707,7 +383,7 @@ func TestRoomEventsStream(t *testing.T) {
 }
 
 func TestRoomEventsHeartbeat(t *testing.T) {
-	m, _ := newFakeRooms(10)
+	m := roomstore.NewMemory(nil, roomstore.DefaultLimits())
 	s := newServerWith(t, Config{Rooms: m})
 	s.rooms.heartbeat = 50 * time.Millisecond
 	ts := startRoomHTTP(t, s.Handler())
