@@ -224,8 +224,8 @@ func TestRoomRestartEndsMemoryRooms(t *testing.T) {
 // ---- event streams over real loopback connections
 
 type sseEvent struct {
-	name, data string
-	comment    bool
+	id, name, data string
+	comment        bool
 }
 
 type sseStream struct {
@@ -234,11 +234,15 @@ type sseStream struct {
 	done   chan struct{} // closed when the reader has finished
 }
 
-// openEvents opens url as an event stream with the given client.
-func openEvents(t *testing.T, client *http.Client, url string) *sseStream {
+// openEvents opens url as an event stream with the given client; header
+// holds extra request headers, as name, value pairs.
+func openEvents(t *testing.T, client *http.Client, url string, header ...string) *sseStream {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	for i := 0; i+1 < len(header); i += 2 {
+		req.Header.Set(header[i], header[i+1])
+	}
 	req.Header.Set("Accept", "text/event-stream")
 	req.Header.Set("Accept-Encoding", "gzip") // set by hand, so the client does not decode it for us
 	resp, err := client.Do(req)
@@ -273,6 +277,8 @@ func openEvents(t *testing.T, client *http.Client, url string) *sseStream {
 				if !emit(sseEvent{comment: true, data: line}) {
 					return
 				}
+			case strings.HasPrefix(line, "id: "):
+				ev.id = strings.TrimPrefix(line, "id: ")
 			case strings.HasPrefix(line, "event: "):
 				ev.name = strings.TrimPrefix(line, "event: ")
 			case strings.HasPrefix(line, "data: "):
