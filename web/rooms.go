@@ -206,8 +206,9 @@ func (rs *roomService) create(c echo.Context) error {
 	if err != nil {
 		return rs.storeErr(err)
 	}
+	var st roomstore.State
 	if state != "" {
-		if _, err := rs.store.Publish(ctx, code, key, state); err != nil {
+		if st, err = rs.store.Publish(ctx, code, key, state); err != nil {
 			return rs.storeErr(err)
 		}
 	}
@@ -215,7 +216,7 @@ func (rs *roomService) create(c echo.Context) error {
 	h.Set("Cache-Control", "no-store")
 	h.Set("Location", "/rooms/"+code)
 	urls := rs.joinURLs(c, code)
-	return c.JSON(http.StatusCreated, roomJSON{Code: code, Key: key, JoinURL: urls[0], JoinURLs: urls, State: state})
+	return c.JSON(http.StatusCreated, roomJSON{Code: code, Key: key, JoinURL: urls[0], JoinURLs: urls, State: st.URL, Seq: st.Seq})
 }
 
 // joinURLs are the addresses an audience can join a room from: the one
