@@ -453,23 +453,26 @@ func (s *NATS) closeWatch(code string) {
 func (s *NATS) Close(ctx context.Context, code, key string) error {
 	ctx, cancel := s.op(ctx)
 	defer cancel()
-	e, rec, err := s.get(ctx, code)
-	if err != nil {
-		return err
+	for range 8 {
+		e, rec, err := s.get(ctx, code)
+		if err != nil {
+			return err
+		}
+		if !rec.keyMatches(key) {
+			return ErrRoomKey
+		}
+		if err := s.kv.Delete(ctx, code, jetstream.LastRevision(e.Revision())); errors.Is(err, jetstream.ErrKeyRevisionMismatch) {
+			continue // a publish or a touch came first
+		} else if err != nil {
+			return unavailable(err)
+		}
+		s.broadcast(code, message{Closed: true})
+		s.mu.Lock()
+		s.closeWatch(code)
+		s.mu.Unlock()
+		return nil
 	}
-	if !rec.keyMatches(key) {
-		return ErrRoomKey
-	}
-	if err := s.kv.Delete(ctx, code, jetstream.LastRevision(e.Revision())); errors.Is(err, jetstream.ErrKeyRevisionMismatch) {
-		return s.Close(ctx, code, key) // a publish or a touch came first
-	} else if err != nil {
-		return unavailable(err)
-	}
-	s.broadcast(code, message{Closed: true})
-	s.mu.Lock()
-	s.closeWatch(code)
-	s.mu.Unlock()
-	return nil
+	return unavailable(errors.New("close: too many concurrent updates"))
 }
 
 // resync runs after a reconnect: broadcasts sent meanwhile were lost, so

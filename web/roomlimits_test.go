@@ -274,3 +274,21 @@ func TestRoomEventIDs(t *testing.T) {
 		t.Errorf("GET /rooms/%s = %s; want seq 3", room.Code, rec.Body.String())
 	}
 }
+
+func TestParseTrustedProxies(t *testing.T) {
+	got, err := ParseTrustedProxies(" 10.0.0.0/8, 192.0.2.1 ,2001:db8::/32,")
+	want := []netip.Prefix{netip.MustParsePrefix("10.0.0.0/8"), netip.MustParsePrefix("192.0.2.1/32"), netip.MustParsePrefix("2001:db8::/32")}
+	if err != nil || len(got) != len(want) {
+		t.Fatalf("ParseTrustedProxies = %v, %v; want %v", got, err, want)
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Errorf("prefix %d = %v; want %v", i, got[i], want[i])
+		}
+	}
+	for _, bad := range []string{"10.0.0.0/33", "proxy.example", "10.0.0.0/8,nope"} {
+		if _, err := ParseTrustedProxies(bad); err == nil {
+			t.Errorf("ParseTrustedProxies(%q) accepted", bad)
+		}
+	}
+}
