@@ -179,7 +179,9 @@ func TestRunRoomsOnNATS(t *testing.T) {
 		ctx, cancel := context.WithCancel(context.Background())
 		pr, pw := io.Pipe()
 		done := make(chan error, 1)
-		go func() { done <- run(ctx, []string{"serve", "-addr", "127.0.0.1:0", "-rooms", ns.ClientURL()}, pw, io.Discard) }()
+		go func() {
+			done <- run(ctx, []string{"serve", "-addr", "127.0.0.1:0", "-rooms", ns.ClientURL()}, pw, io.Discard)
+		}()
 		line, err := bufio.NewReader(pr).ReadString('\n')
 		if err != nil {
 			t.Fatalf("read start-up line: %v", err)
