@@ -205,10 +205,3 @@ func (m *Memory) Close(ctx context.Context, code, key string) error {
 	clear(r.subs)
 	return nil
 }
-
-// Len is the number of rooms held, expired ones included until a sweep.
-func (m *Memory) Len() int {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	return len(m.rooms)
-}

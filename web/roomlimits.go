@@ -150,10 +150,7 @@ func (l *rateLimiter) allow(client string) (bool, time.Duration) {
 	b := l.m[client]
 	if b == nil {
 		if len(l.m) >= l.max {
-			l.forgetFull(now)
-		}
-		if len(l.m) >= l.max {
-			return false, time.Minute // too many clients at once: everyone waits
+			l.forget(now)
 		}
 		b = &bucket{tokens: l.burst, at: now}
 		l.m[client] = b
@@ -167,13 +164,20 @@ func (l *rateLimiter) allow(client string) (bool, time.Duration) {
 	return true, 0
 }
 
-// forgetFull drops the buckets that have refilled: those clients start
-// full again anyway. The caller holds l.mu.
-func (l *rateLimiter) forgetFull(now time.Time) {
+// forget drops the buckets that have refilled (those clients start full
+// again anyway), or else the one used least recently, so that many
+// clients at once cannot lock out a new one. The caller holds l.mu.
+func (l *rateLimiter) forget(now time.Time) {
+	var oldest string
 	for k, b := range l.m {
 		if b.tokens+float64(now.Sub(b.at))/float64(l.every) >= l.burst {
 			delete(l.m, k)
+		} else if oldest == "" || b.at.Before(l.m[oldest].at) {
+			oldest = k
 		}
+	}
+	if len(l.m) >= l.max {
+		delete(l.m, oldest)
 	}
 }
 
