@@ -553,18 +553,19 @@ func (l *load) report(stdout io.Writer, in reportInput) error {
 	return nil
 }
 
-// minuteAvg averages the RSS samples of the first (or last) minute.
+// minuteAvg averages the RSS samples of the first (or last) minute, as
+// many samples each.
 func minuteAvg(s []rssSample, first bool) float64 {
 	if len(s) == 0 {
 		return 0
 	}
-	lo, hi := s[0].at, s[0].at+time.Minute
+	in := func(at time.Duration) bool { return at < s[0].at+time.Minute } // [start, start+1m)
 	if !first {
-		lo, hi = s[len(s)-1].at-time.Minute, s[len(s)-1].at+1
+		in = func(at time.Duration) bool { return at > s[len(s)-1].at-time.Minute } // (end-1m, end]
 	}
 	var sum, n float64
 	for _, x := range s {
-		if x.at >= lo && x.at < hi {
+		if in(x.at) {
 			sum += float64(x.kib)
 			n++
 		}
