@@ -1,7 +1,8 @@
 // Command ctxsim serves the ctxsim lessons: a simulator of how an LLM
 // agent's context window fills, gets compacted and remembers.
 //
-//	ctxsim serve [-addr HOST:PORT] [-lessons DIR]
+//	ctxsim serve [-addr HOST:PORT] [-lessons DIR] [-rooms nats://HOST:PORT] [-trusted-proxy CIDR[,CIDR]]
+//	             [-max-streams N] [-max-client-streams N]
 //	ctxsim import [-o DIR] [-id ID] [-format F] [-window N] [-no-redact] [-summarizer URL -summarizer-model M] FILE
 package main
 
@@ -13,10 +14,12 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	"net/url"
 	"os"
 	"os/signal"
 	"syscall"
 
+	"ctxsim/roomstore"
 	"ctxsim/scenarios"
 	"ctxsim/tokens"
 	"ctxsim/web"
@@ -43,11 +46,30 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs.SetOutput(stderr)
 	addr := fs.String("addr", ":8080", "listen address, HOST:PORT")
 	dir := fs.String("lessons", "", "directory of extra lessons (same format as scenarios/)")
+	roomsURL := fs.String("rooms", "", "keep rooms in NATS JetStream at nats://HOST:PORT, shared by every server on it (default: in memory, ending with the process)")
+	proxies := fs.String("trusted-proxy", "", "CIDR[,CIDR]: proxies whose X-Forwarded-For names the client (default: none, the peer is the client)")
+	streams := fs.Int("max-streams", 0, "open room event streams per server (default 10000)")
+	clientStreams := fs.Int("max-client-streams", 0, "open room event streams per client address (default 500)")
 	if err := fs.Parse(args[1:]); err != nil {
 		return err
 	}
+	trusted, err := web.ParseTrustedProxies(*proxies)
+	if err != nil {
+		return fmt.Errorf("-trusted-proxy: %w", err)
+	}
+	if *streams < 0 || *clientStreams < 0 {
+		return errors.New("-max-streams, -max-client-streams: want a positive number")
+	}
 	log := slog.New(slog.NewTextHandler(stderr, nil))
-	srv, err := newServer(*dir, log)
+	rooms, closeRooms, err := openRooms(ctx, *roomsURL, log)
+	if err != nil {
+		return err
+	}
+	defer closeRooms()
+	srv, err := newServer(*dir, log, func(c *web.Config) {
+		c.Rooms, c.TrustedProxies = rooms, trusted
+		c.RoomLimits = web.RoomLimits{Streams: *streams, ClientStreams: *clientStreams}
+	})
 	if err != nil {
 		return err
 	}
@@ -59,13 +81,32 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	return srv.Serve(ctx, ln)
 }
 
+// openRooms opens the NATS room store at u, or returns nil (rooms in
+// memory) when u is empty.
+func openRooms(ctx context.Context, u string, log *slog.Logger) (roomstore.Store, func(), error) {
+	if u == "" {
+		return nil, func() {}, nil
+	}
+	p, err := url.Parse(u)
+	if err != nil || (p.Scheme != "nats" && p.Scheme != "tls") || p.Host == "" {
+		return nil, nil, fmt.Errorf("-rooms %q: want nats://HOST:PORT", u)
+	}
+	st, err := roomstore.OpenNATS(ctx, roomstore.NATSConfig{URL: u, Limits: roomstore.DefaultLimits(), Log: log})
+	if err != nil {
+		return nil, nil, err
+	}
+	return st, st.Shutdown, nil
+}
+
 const usage = `usage:
-  ctxsim serve [-addr HOST:PORT] [-lessons DIR]
+  ctxsim serve [-addr HOST:PORT] [-lessons DIR] [-rooms nats://HOST:PORT] [-trusted-proxy CIDR[,CIDR]]
+               [-max-streams N] [-max-client-streams N]
   ctxsim import [-o DIR] [-id ID] [-format claude-code|openai-chat] [-window N] [-no-redact]
                 [-summarizer URL -summarizer-model MODEL [-summarizer-key-env VAR]] FILE`
 
-// newServer loads the built-in lessons and those of dir, if given.
-func newServer(dir string, log *slog.Logger) (*web.Server, error) {
+// newServer loads the built-in lessons and those of dir, if given; opts
+// set the rest of the server's configuration.
+func newServer(dir string, log *slog.Logger, opts ...func(*web.Config)) (*web.Server, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
@@ -87,7 +128,11 @@ func newServer(dir string, log *slog.Logger) (*web.Server, error) {
 		}
 		lessons = append(lessons, extra...)
 	}
-	return web.New(web.Config{Lessons: lessons, Tokens: tok, Log: log})
+	cfg := web.Config{Lessons: lessons, Tokens: tok, Log: log}
+	for _, o := range opts {
+		o(&cfg)
+	}
+	return web.New(cfg)
 }
 
 func displayAddr(a net.Addr) string {

@@ -36,18 +36,26 @@
   function step(name) { return follow('a[data-action="step-' + name + '"]'); }
 
   // go shows url in this tab. It resolves once the page is swapped in.
+  // With opts.soft a failed fetch or an error answer rejects instead of
+  // loading the page in full (room.js retries: a browser error page would
+  // end following).
   function go(url, opts) {
     opts = opts || {};
     if (!window.fetch || !window.DOMParser || !app()) { location.assign(url); return Promise.resolve(); }
     var seq = ++nav.seq;
     busy(true);
     return fetch(url, { credentials: "same-origin", headers: { "Accept": "text/html" } }).then(function (res) {
+      if (opts.soft && !res.ok) throw new Error(url + ": " + res.status);
       return res.text().then(function (html) { return { url: res.url, html: html }; });
     }).then(function (r) {
       if (seq !== nav.seq) return; // a later navigation won
       swap(r.html, r.url, opts);
       busy(false);
-    }).catch(function () { location.assign(url); });
+    }).catch(function (e) {
+      if (!opts.soft) { location.assign(url); return; }
+      if (seq === nav.seq) busy(false);
+      throw e;
+    });
   }
 
   // busy marks a navigation in flight on <html data-nav> (tests wait on it).

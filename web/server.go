@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/netip"
 	"sync"
 	"time"
 
@@ -15,6 +16,7 @@ import (
 	"github.com/labstack/echo/v4/middleware"
 
 	"ctxsim/catalog"
+	"ctxsim/roomstore"
 	"ctxsim/scenarios"
 	"ctxsim/sim"
 )
@@ -25,7 +27,15 @@ type Config struct {
 	Tokens  sim.Tokenizer // counts texts; shared, safe for concurrent use
 	Log     *slog.Logger
 	Catalog *catalog.Catalog // the page's words; the built-in catalog when nil
-	Rooms   RoomStore        // where rooms live; in memory when nil
+	Rooms   roomstore.Store  // where rooms live; in memory (DefaultLimits) when nil
+	// RoomLimits bound clients' rooms and event streams; zero fields take
+	// DefaultRoomLimits.
+	RoomLimits RoomLimits
+	// TrustedProxies are the proxies whose X-Forwarded-For names the
+	// client (for per-client limits) and whose X-Forwarded-Host counts as
+	// this site (same-origin check). None by default: the peer address is
+	// the client.
+	TrustedProxies []netip.Prefix
 
 	// PageCacheBytes bounds the rendered pages kept in memory, with their
 	// compressed encodings: 64 MiB when 0, nothing kept when negative.
@@ -108,9 +118,9 @@ func New(cfg Config) (*Server, error) {
 	}
 	store := cfg.Rooms
 	if store == nil {
-		store = newMemoryRooms(time.Now, roomTTL, roomLimit)
+		store = roomstore.NewMemory(time.Now, roomstore.DefaultLimits())
 	}
-	s.rooms = s.newRooms(store)
+	s.rooms = s.newRooms(store, cfg.RoomLimits, cfg.TrustedProxies)
 	s.echo = s.newEcho()
 	return s, nil
 }
@@ -258,7 +268,7 @@ func (s *Server) newEcho() *echo.Echo {
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true
 	e.HTTPErrorHandler = s.handleError
-	e.IPExtractor = echo.ExtractIPDirect()
+	e.IPExtractor = ipExtractor(s.rooms.trusted)
 	// A typed or pasted URL with a trailing slash finds its page.
 	e.Pre(middleware.RemoveTrailingSlashWithConfig(middleware.TrailingSlashConfig{RedirectCode: http.StatusMovedPermanently}))
 	e.Use(middleware.Recover())
@@ -294,6 +304,9 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 		IdleTimeout:       120 * time.Second,
 		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelWarn),
 	}
+	rctx, stopReports := context.WithCancel(ctx)
+	defer stopReports()
+	go s.rooms.reportRefusals(rctx, roomReport, s.log)
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	select {
