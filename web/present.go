@@ -23,6 +23,7 @@ func (s *Server) lessonPage(in pageInput) (views.LessonPage, error) {
 	if p.Modes, err = s.modes(in); err != nil {
 		return p, err
 	}
+	p.ServerOnly = s.serverOnlyValues(in.lesson.Lesson, p.UI)
 	p.Nav, err = s.navOf(in, in.state.Step-1)
 	return p, err
 }
@@ -84,8 +85,8 @@ func (s *Server) about(l *scenarios.Lesson, st State, r *sim.Replay, key string)
 	return s.aboutOf(l, newFrameView(l, st.Policy, r, 0, s.cat.For(st.Lang)), key)
 }
 
-// windowView draws a frame's window to scale.
-func (s *Server) windowView(v *frameView) views.Window {
+// drawFrame draws a frame's window to scale.
+func (s *Server) drawFrame(v *frameView) views.Window {
 	l, f := v.l, v.f
 	w := views.Window{
 		Meter:      sizeOf(l.Lesson, f.Total) + " / " + limitOf(l.Lesson, v.run.Window),
