@@ -144,3 +144,27 @@ func httpGet(t *testing.T, h http.Handler, path string) string {
 	h.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, path, nil))
 	return rec.Body.String()
 }
+
+// TestExportUsage: ctxsim export needs one directory and a path for -base,
+// and says so before it loads anything.
+func TestExportUsage(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"export"}, "give one output directory"},
+		{[]string{"export", "a", "b"}, "give one output directory"},
+		{[]string{"export", "-base", "ctxsim/", t.TempDir()}, `-base "ctxsim/"`},
+		{[]string{"export", "-base", "/a/../b/", t.TempDir()}, "-base"},
+		{[]string{"export", "-nope", t.TempDir()}, "not defined: -nope"},
+	} {
+		var stderr strings.Builder
+		err := run(context.Background(), c.args, io.Discard, &stderr)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("run %q = %v; want an error with %q", c.args, err, c.want)
+		}
+	}
+	if err := run(context.Background(), nil, io.Discard, io.Discard); err == nil || !strings.Contains(err.Error(), "ctxsim export [-lessons DIR] [-base /PATH/] DIR") {
+		t.Errorf("usage: %v; want it to name ctxsim export", err)
+	}
+}

@@ -274,7 +274,7 @@ func (w *writer) headers(site web.Site) ([]byte, error) {
 	if cc == "" {
 		return nil, fmt.Errorf("_headers: the server sent no Cache-Control with %s", site.Assets[0])
 	}
-	fmt.Fprintf(&b, "%s*\n  Cache-Control: %s\n", w.links.href(path.Dir(site.Assets[0])+"/"), cc)
+	fmt.Fprintf(&b, "%s/*\n  Cache-Control: %s\n", path.Dir(w.links.href(site.Assets[0])), cc)
 	return b.Bytes(), nil
 }
 
