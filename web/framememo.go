@@ -23,7 +23,7 @@ type frameMemo struct {
 
 // memoWindows is how many windows a static copy keeps: the frames of a few
 // policies, which is what the pages rendered at once share.
-const memoWindows = 512
+const memoWindows = 128
 
 func newFrameMemo() *frameMemo { return &frameMemo{windows: newLRU[*views.Window](memoWindows)} }
 
