@@ -34,6 +34,9 @@ func runExport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if _, err := export.CheckBase(*base); err != nil {
 		return err
 	}
+	if err := export.CheckDir(fs.Arg(0)); err != nil {
+		return fmt.Errorf("export: %w", err)
+	}
 	// An export makes ~20 GB of short-lived garbage (pages, their view
 	// models) over ~150 MB that lives throughout (the tokenizer, the runs):
 	// collecting half as often saves a quarter of the time for ~200 MB more.

@@ -148,6 +148,10 @@ func httpGet(t *testing.T, h http.Handler, path string) string {
 // TestExportUsage: ctxsim export needs one directory and a path for -base,
 // and says so before it loads anything.
 func TestExportUsage(t *testing.T) {
+	full := t.TempDir()
+	if err := os.WriteFile(filepath.Join(full, "file"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
 	for _, c := range []struct {
 		args []string
 		want string
@@ -157,6 +161,8 @@ func TestExportUsage(t *testing.T) {
 		{[]string{"export", "-base", "ctxsim/", t.TempDir()}, `-base "ctxsim/"`},
 		{[]string{"export", "-base", "/a/../b/", t.TempDir()}, "-base"},
 		{[]string{"export", "-nope", t.TempDir()}, "not defined: -nope"},
+		{[]string{"export", full}, "is not empty"},
+		{[]string{"export", filepath.Join(full, "file")}, "not a directory"},
 	} {
 		var stderr strings.Builder
 		err := run(context.Background(), c.args, io.Discard, &stderr)

@@ -87,20 +87,31 @@ func CheckBase(b string) (string, error) {
 
 var baseRE = regexp.MustCompile(`^/(?:[A-Za-z0-9_~-][A-Za-z0-9._~-]*/)*$`)
 
-// emptyDir creates dir, or checks that it is empty: an export never
-// overwrites or deletes what is there.
-func emptyDir(dir string) error {
+// CheckDir reports whether dir can receive an export: it does not exist
+// yet, or is an empty directory. An export never overwrites or deletes.
+func CheckDir(dir string) error {
 	if dir == "" {
 		return errors.New("no output directory given")
 	}
 	entries, err := os.ReadDir(dir)
 	switch {
 	case errors.Is(err, os.ErrNotExist):
-		return os.MkdirAll(dir, 0o755)
+		return nil
 	case err != nil:
 		return fmt.Errorf("output directory: %w", err)
 	case len(entries) > 0:
 		return fmt.Errorf("output directory %s is not empty (an export does not overwrite files): give a new or empty one", dir)
+	}
+	return nil
+}
+
+// emptyDir checks dir (CheckDir) and creates it.
+func emptyDir(dir string) error {
+	if err := CheckDir(dir); err != nil {
+		return err
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("output directory: %w", err)
 	}
 	return nil
 }
