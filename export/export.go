@@ -28,6 +28,7 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
+	"ctxsim/scenarios"
 	"ctxsim/views"
 	"ctxsim/web"
 )
@@ -53,11 +54,11 @@ func Write(ctx context.Context, srv *web.Server, opt Options) (Stats, error) {
 	if err != nil {
 		return Stats{}, err
 	}
-	if err := emptyDir(opt.Dir); err != nil {
-		return Stats{}, err
-	}
 	site, err := srv.Site()
 	if err != nil {
+		return Stats{}, err
+	}
+	if err := emptyDir(opt.Dir); err != nil {
 		return Stats{}, err
 	}
 	w := &writer{dir: opt.Dir, links: links{base: base}, h: srv.Handler()}
@@ -213,7 +214,7 @@ func (w *writer) made(d string) bool { _, ok := w.dirs.Load(d); return ok }
 // extras writes the 404 pages, the short URLs' pages, _headers,
 // _redirects and .nojekyll (GitHub Pages then serves the files as they are).
 func (w *writer) extras(srv *web.Server, site web.Site) error {
-	for i, lang := range []string{"en", "ja"} {
+	for i, lang := range scenarios.Languages {
 		b, err := srv.NotFoundPage(lang)
 		if err != nil {
 			return fmt.Errorf("404 page: %w", err)
@@ -223,7 +224,7 @@ func (w *writer) extras(srv *web.Server, site web.Site) error {
 		}
 		name := lang + "/404.html"
 		if i == 0 {
-			name = "404.html" // the host's 404 page; Cloudflare Pages serves the nearest one
+			name = "404.html" // the host's 404 page, in the first language; Cloudflare Pages serves the nearest one
 		}
 		if err := w.write(name, b); err != nil {
 			return err

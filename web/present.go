@@ -30,7 +30,7 @@ func (s *Server) lessonPage(in pageInput) (views.LessonPage, error) {
 
 // statePage builds what one state shows, without the controls that lead to
 // other states (modes, view links): the window, memory, panels, narration
-// and steps. Comparisons and handouts need only this.
+// and steps. Handouts need only this.
 func (s *Server) statePage(in pageInput) (views.LessonPage, error) {
 	l, st := in.lesson, in.state
 	v := newFrameView(l, st.Policy, in.run, st.Step-1, s.cat.For(st.Lang))
