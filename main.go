@@ -3,6 +3,7 @@
 //
 //	ctxsim serve [-addr HOST:PORT] [-lessons DIR] [-rooms nats://HOST:PORT] [-trusted-proxy CIDR[,CIDR]]
 //	             [-max-streams N] [-max-client-streams N]
+//	ctxsim export [-lessons DIR] [-base /PATH/] DIR
 //	ctxsim import [-o DIR] [-id ID] [-format F] [-window N] [-no-redact] [-summarizer URL -summarizer-model M] FILE
 package main
 
@@ -38,6 +39,9 @@ func main() {
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if len(args) > 0 && args[0] == "import" {
 		return runImport(ctx, args[1:], stdout, stderr)
+	}
+	if len(args) > 0 && args[0] == "export" {
+		return runExport(ctx, args[1:], stdout, stderr)
 	}
 	if len(args) == 0 || args[0] != "serve" {
 		return errors.New(usage)
@@ -101,38 +105,48 @@ func openRooms(ctx context.Context, u string, log *slog.Logger) (roomstore.Store
 const usage = `usage:
   ctxsim serve [-addr HOST:PORT] [-lessons DIR] [-rooms nats://HOST:PORT] [-trusted-proxy CIDR[,CIDR]]
                [-max-streams N] [-max-client-streams N]
+  ctxsim export [-lessons DIR] [-base /PATH/] DIR
   ctxsim import [-o DIR] [-id ID] [-format claude-code|openai-chat] [-window N] [-no-redact]
                 [-summarizer URL -summarizer-model MODEL [-summarizer-key-env VAR]] FILE`
 
 // newServer loads the built-in lessons and those of dir, if given; opts
 // set the rest of the server's configuration.
 func newServer(dir string, log *slog.Logger, opts ...func(*web.Config)) (*web.Server, error) {
+	cfg, err := loadLessons(dir, log)
+	if err != nil {
+		return nil, err
+	}
+	for _, o := range opts {
+		o(&cfg)
+	}
+	return web.New(cfg)
+}
+
+// loadLessons is the server's configuration with the built-in lessons and
+// those of dir, if given.
+func loadLessons(dir string, log *slog.Logger) (web.Config, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
 	tok, err := tokens.New()
 	if err != nil {
-		return nil, err
+		return web.Config{}, err
 	}
 	lessons, err := scenarios.Load(scenarios.Builtin(), "scenarios", tok)
 	if err != nil {
-		return nil, fmt.Errorf("built-in lessons: %w", err)
+		return web.Config{}, fmt.Errorf("built-in lessons: %w", err)
 	}
 	if dir != "" {
 		extra, err := scenarios.Load(os.DirFS(dir), dir, tok)
 		if err != nil {
-			return nil, fmt.Errorf("lessons from %s: %w", dir, err)
+			return web.Config{}, fmt.Errorf("lessons from %s: %w", dir, err)
 		}
 		if len(extra) == 0 {
-			return nil, fmt.Errorf("lessons from %s: no */lesson.yaml found", dir)
+			return web.Config{}, fmt.Errorf("lessons from %s: no */lesson.yaml found", dir)
 		}
 		lessons = append(lessons, extra...)
 	}
-	cfg := web.Config{Lessons: lessons, Tokens: tok, Log: log}
-	for _, o := range opts {
-		o(&cfg)
-	}
-	return web.New(cfg)
+	return web.Config{Lessons: lessons, Tokens: tok, Log: log}, nil
 }
 
 func displayAddr(a net.Addr) string {

@@ -209,3 +209,33 @@ func TestRunRoomsOnNATS(t *testing.T) {
 	}
 	resp.Body.Close()
 }
+
+// TestExportUsage: ctxsim export needs one directory and a path for -base,
+// and says so before it loads anything.
+func TestExportUsage(t *testing.T) {
+	full := t.TempDir()
+	if err := os.WriteFile(filepath.Join(full, "file"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"export"}, "give one output directory"},
+		{[]string{"export", "a", "b"}, "give one output directory"},
+		{[]string{"export", "-base", "ctxsim/", t.TempDir()}, `-base "ctxsim/"`},
+		{[]string{"export", "-base", "/a/../b/", t.TempDir()}, "-base"},
+		{[]string{"export", "-nope", t.TempDir()}, "not defined: -nope"},
+		{[]string{"export", full}, "is not empty"},
+		{[]string{"export", filepath.Join(full, "file")}, "not a directory"},
+	} {
+		var stderr strings.Builder
+		err := run(context.Background(), c.args, io.Discard, &stderr)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("run %q = %v; want an error with %q", c.args, err, c.want)
+		}
+	}
+	if err := run(context.Background(), nil, io.Discard, io.Discard); err == nil || !strings.Contains(err.Error(), "ctxsim export [-lessons DIR] [-base /PATH/] DIR") {
+		t.Errorf("usage: %v; want it to name ctxsim export", err)
+	}
+}

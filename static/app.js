@@ -324,6 +324,30 @@
     };
   }
 
+  // ---- a static copy (ctxsim export): no server redirects ?step=N, so the
+  // step field goes to the step's page itself; a query typed into the
+  // address is not applied, and the page says so.
+
+  function isStatic() { return document.body && document.body.getAttribute("data-static") === "true"; }
+  document.addEventListener("submit", function (e) {
+    var f = e.target, tpl = f.getAttribute && f.getAttribute("data-step-url");
+    if (!tpl) return;
+    e.preventDefault();
+    var input = q('input[name="step"]', f);
+    var n = input ? Number(input.value) : NaN;
+    if (!(n >= Number(input.min) && n <= Number(input.max) && n === Math.floor(n))) return;
+    go(tpl.replace("{step}", String(n)), { push: true });
+  });
+  function staticQuery() {
+    if (!isStatic() || !location.search || !app() || q('[data-testid="static-query"]')) return;
+    var p = document.createElement("p");
+    p.className = "static-query";
+    p.setAttribute("role", "status");
+    p.setAttribute("data-testid", "static-query");
+    p.textContent = text("static-query");
+    app().insertBefore(p, app().firstChild);
+  }
+
   // ---- room.js, only where a room is used: the presenter view (where a
   // room is opened) links it, and this loads it when a page swaps into
   // the presenter view, or a join link (#follow=CODE) or a room this tab
@@ -353,6 +377,7 @@
   document.addEventListener("DOMContentLoaded", function () {
     autoplay.wasDecisive = decisive();
     settle();
+    staticQuery();
     if (location.hash.indexOf("#sheet-") === 0) {
       var s = document.getElementById(location.hash.slice(1));
       if (s) { var c = q(".sheet-close", s); if (c) c.focus({ preventScroll: true }); }

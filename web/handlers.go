@@ -117,7 +117,7 @@ func (s *Server) redirectStep(c echo.Context, l *scenarios.Lesson, st State, v [
 		if err != nil {
 			return err
 		}
-		n = len(alignRuns(ra.Frames, rb.Frames))
+		n = len(s.timeline(ra, rb))
 	}
 	if len(v) != 1 {
 		return badParam("step", fmt.Sprintf("an integer from 1 to %d", n))

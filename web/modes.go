@@ -151,6 +151,9 @@ func (s *Server) stepsOver(in pageInput, n int, at func(i int) (*frameView, bool
 	}
 	shown := ticksShown(n, st.Step-1, func(i int) bool { _, d := at(i); return d })
 	b.Jump, b.JumpURL = len(shown) < n, url(st.Step)
+	if b.Jump && s.export {
+		b.JumpTemplate = stateURL(st, "{step}")
+	}
 	prev := -1
 	for _, i := range shown {
 		if prev >= 0 && i > prev+1 {
@@ -159,7 +162,7 @@ func (s *Server) stepsOver(in pageInput, n int, at func(i int) (*frameView, bool
 		v, decisive := at(i)
 		b.Ticks = append(b.Ticks, views.Tick{
 			URL: url(i + 1), Current: i+1 == st.Step, Done: i+1 < st.Step, Decisive: decisive,
-			Title: itoa(i+1) + " · " + v.headline(),
+			Title: itoa(i+1) + " · " + s.headlineOf(v),
 		})
 		prev = i
 	}

@@ -49,6 +49,10 @@ type Config struct {
 	// past which the lesson is a long session, prepared at start-up under
 	// its default policy only: 100,000 when 0.
 	LongRun int
+	// Static renders pages for a static copy (ctxsim export, package
+	// export): no rooms, the CSP in a meta tag, notes where a control needs
+	// the server, and only the comparisons a static copy holds (Site).
+	Static bool
 }
 
 // Server serves the lessons. It is safe for concurrent use; after New only
@@ -69,6 +73,12 @@ type Server struct {
 	log        *slog.Logger
 	caches     *caches         // rendered pages and typed-policy replays (pagecache.go)
 	encoded    map[string]bool // route paths whose handlers pick their own content coding
+	export     bool            // pages for a static copy (Config.Static)
+	// presetRuns are the runs in presets; timelines keeps alignRuns of
+	// pairs of them ([2]*sim.Replay → []pair).
+	presetRuns map[*sim.Replay]bool
+	timelines  sync.Map
+	memo       *frameMemo // a static copy's windows and headlines; nil for a live server
 }
 
 type lessonSet struct {
@@ -96,8 +106,10 @@ func New(cfg Config) (*Server, error) {
 		}
 		cfg.Catalog = c
 	}
-	s := &Server{tok: cfg.Tokens, log: cfg.Log, longRun: cmp.Or(cfg.LongRun, defaultLongRun), cat: cfg.Catalog, presets: map[runKey]*sim.Replay{}, reserve: map[string]float64{},
-		lessons: lessonSet{byID: map[string]*scenarios.Lesson{}}, caches: newCaches(cfg), encoded: map[string]bool{}}
+	s := &Server{tok: cfg.Tokens, log: cfg.Log, longRun: cmp.Or(cfg.LongRun, defaultLongRun), cat: cfg.Catalog, presets: map[runKey]*sim.Replay{},
+		presetRuns: map[*sim.Replay]bool{}, reserve: map[string]float64{},
+		lessons: lessonSet{byID: map[string]*scenarios.Lesson{}}, caches: newCaches(cfg), encoded: map[string]bool{},
+		export: cfg.Static}
 	for _, l := range cfg.Lessons {
 		if _, dup := s.lessons.byID[l.ID]; dup {
 			return nil, fmt.Errorf("lesson %q is defined twice", l.ID)
@@ -113,6 +125,10 @@ func New(cfg Config) (*Server, error) {
 		return nil, err
 	}
 	s.assets.precompress()
+	if s.export {
+		s.memo = newFrameMemo()
+		s.assets.urls.Static, s.assets.urls.CSP, s.assets.urls.Room = true, MetaContentSecurityPolicy, ""
+	}
 	if err := s.prerender500(); err != nil {
 		return nil, fmt.Errorf("render the 500 page: %w", err)
 	}
@@ -191,7 +207,7 @@ func (s *Server) check(l *scenarios.Lesson, p sim.Policy, r *sim.Replay) (float6
 func (s *Server) keep(l *scenarios.Lesson, p sim.Policy, r *sim.Replay) {
 	if n := frameBlocks(r); s.presetKept+n <= presetBlocks {
 		s.presetKept += n
-		s.presets[runKey{l.ID, p}] = r
+		s.presets[runKey{l.ID, p}], s.presetRuns[r] = r, true
 	}
 }
 
@@ -286,9 +302,14 @@ func (s *Server) newEcho() *echo.Echo {
 }
 
 // ContentSecurityPolicy allows scripts and styles from this origin only: no
-// inline script, no inline style, no other host.
-const ContentSecurityPolicy = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; " +
-	"connect-src 'self'; font-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
+// inline script, no inline style, no other host; no page may frame ours.
+const ContentSecurityPolicy = MetaContentSecurityPolicy + "; frame-ancestors 'none'"
+
+// MetaContentSecurityPolicy is the policy a page of a static copy carries
+// in a meta tag: browsers ignore frame-ancestors there (and warn about
+// it), so it is left out; a host that reads _headers adds it.
+const MetaContentSecurityPolicy = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; " +
+	"connect-src 'self'; font-src 'self'; base-uri 'none'; form-action 'self'"
 
 // Handler returns the HTTP handler, for tests and for Serve.
 func (s *Server) Handler() http.Handler { return s.echo }
