@@ -31,6 +31,7 @@ func runImport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	sumModel := fs.String("summarizer-model", "", "model name for -summarizer")
 	sumKey := fs.String("summarizer-key-env", "CTXSIM_SUMMARIZER_KEY", "environment variable holding the -summarizer API key")
 	maxLine := fs.Int("max-line", 0, "longest line read, in bytes (default 64 MiB)")
+	all := fs.Bool("check-presets", false, "replay every preset policy at import, not only the session as it happened (slower on long sessions; -summarizer does it anyway)")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: ctxsim import [flags] FILE\n\nFILE is a Claude Code session (~/.claude/projects/<dir>/<session>.jsonl) or an OpenAI chat messages JSON file.\n\nflags:")
 		fs.PrintDefaults()
@@ -67,7 +68,7 @@ func runImport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return err
 	}
 	rep, err := importer.Write(ctx, s, importer.Options{Dir: *out, ID: *id, Window: *window, Redacted: !*noRedact,
-		Now: time.Now(), Tokens: tok, Summarizer: sum, Log: stderr})
+		Now: time.Now(), Tokens: tok, Summarizer: sum, AllPresets: *all, Log: stderr})
 	if err != nil {
 		return fmt.Errorf("import: %w", err)
 	}
@@ -80,7 +81,11 @@ func report(w io.Writer, s *transcript.Session, r *importer.Report, dir string) 
 	fmt.Fprintf(w, "ctxsim: imported %s (%s) as lesson %s in %s\n", s.File, s.Format, r.ID, r.Path)
 	fmt.Fprintf(w, "  %d records read; %d messages, %d tool calls, %d compactions → %d steps\n", s.Records, r.Messages, r.Calls, r.Compactions, r.Steps)
 	fmt.Fprintf(w, "  window %d tokens; the recorded replay peaks at %d (o200k_base); %d model calls with provider usage\n", r.Window, r.Peak, r.UsageCalls)
-	fmt.Fprintf(w, "  %d preset policies replayed; %d ranges compacted to mechanical excerpts; %d summaries written by the summarizer\n", r.Policies, r.Mechanical, r.Summarized)
+	if r.Policies == r.Presets {
+		fmt.Fprintf(w, "  %d preset policies replayed; %d ranges compacted to mechanical excerpts; %d summaries written by the summarizer\n", r.Policies, r.Mechanical, r.Summarized)
+	} else {
+		fmt.Fprintf(w, "  replayed as it happened; %d preset policies offered, checked when served (or now with -check-presets)\n", r.Presets)
+	}
 	fmt.Fprintf(w, "  redacted: %s\n", counts(s.Redactions))
 	fmt.Fprintf(w, "  skipped: %s\n", counts(s.Skipped))
 	for _, warn := range r.Warnings {

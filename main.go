@@ -1,7 +1,9 @@
 // Command ctxsim serves the ctxsim lessons: a simulator of how an LLM
 // agent's context window fills, gets compacted and remembers.
 //
-//	ctxsim serve [-addr HOST:PORT] [-lessons DIR]
+//	ctxsim serve [-addr HOST:PORT] [-lessons DIR] [-rooms nats://HOST:PORT] [-trusted-proxy CIDR[,CIDR]]
+//	             [-max-streams N] [-max-client-streams N]
+//	ctxsim export [-lessons DIR] [-base /PATH/] DIR
 //	ctxsim import [-o DIR] [-id ID] [-format F] [-window N] [-no-redact] [-summarizer URL -summarizer-model M] FILE
 //	ctxsim record -lesson ID -summarizer URL -summarizer-model M [-n 5] [-lessons DIR]
 package main
@@ -14,10 +16,12 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	"net/url"
 	"os"
 	"os/signal"
 	"syscall"
 
+	"ctxsim/roomstore"
 	"ctxsim/scenarios"
 	"ctxsim/tokens"
 	"ctxsim/web"
@@ -40,6 +44,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if len(args) > 0 && args[0] == "record" {
 		return runRecord(ctx, args[1:], stdout, stderr)
 	}
+	if len(args) > 0 && args[0] == "export" {
+		return runExport(ctx, args[1:], stdout, stderr)
+	}
 	if len(args) == 0 || args[0] != "serve" {
 		return errors.New(usage)
 	}
@@ -47,11 +54,30 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs.SetOutput(stderr)
 	addr := fs.String("addr", ":8080", "listen address, HOST:PORT")
 	dir := fs.String("lessons", "", "directory of extra lessons (same format as scenarios/)")
+	roomsURL := fs.String("rooms", "", "keep rooms in NATS JetStream at nats://HOST:PORT, shared by every server on it (default: in memory, ending with the process)")
+	proxies := fs.String("trusted-proxy", "", "CIDR[,CIDR]: proxies whose X-Forwarded-For names the client (default: none, the peer is the client)")
+	streams := fs.Int("max-streams", 0, "open room event streams per server (default 10000)")
+	clientStreams := fs.Int("max-client-streams", 0, "open room event streams per client address (default 500)")
 	if err := fs.Parse(args[1:]); err != nil {
 		return err
 	}
+	trusted, err := web.ParseTrustedProxies(*proxies)
+	if err != nil {
+		return fmt.Errorf("-trusted-proxy: %w", err)
+	}
+	if *streams < 0 || *clientStreams < 0 {
+		return errors.New("-max-streams, -max-client-streams: want a positive number")
+	}
 	log := slog.New(slog.NewTextHandler(stderr, nil))
-	srv, err := newServer(*dir, log)
+	rooms, closeRooms, err := openRooms(ctx, *roomsURL, log)
+	if err != nil {
+		return err
+	}
+	defer closeRooms()
+	srv, err := newServer(*dir, log, func(c *web.Config) {
+		c.Rooms, c.TrustedProxies = rooms, trusted
+		c.RoomLimits = web.RoomLimits{Streams: *streams, ClientStreams: *clientStreams}
+	})
 	if err != nil {
 		return err
 	}
@@ -63,36 +89,69 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	return srv.Serve(ctx, ln)
 }
 
+// openRooms opens the NATS room store at u, or returns nil (rooms in
+// memory) when u is empty.
+func openRooms(ctx context.Context, u string, log *slog.Logger) (roomstore.Store, func(), error) {
+	if u == "" {
+		return nil, func() {}, nil
+	}
+	p, err := url.Parse(u)
+	if err != nil || (p.Scheme != "nats" && p.Scheme != "tls") || p.Host == "" {
+		return nil, nil, fmt.Errorf("-rooms %q: want nats://HOST:PORT", u)
+	}
+	st, err := roomstore.OpenNATS(ctx, roomstore.NATSConfig{URL: u, Limits: roomstore.DefaultLimits(), Log: log})
+	if err != nil {
+		return nil, nil, err
+	}
+	return st, st.Shutdown, nil
+}
+
 const usage = `usage:
-  ctxsim serve [-addr HOST:PORT] [-lessons DIR]
+  ctxsim serve [-addr HOST:PORT] [-lessons DIR] [-rooms nats://HOST:PORT] [-trusted-proxy CIDR[,CIDR]]
+               [-max-streams N] [-max-client-streams N]
+  ctxsim export [-lessons DIR] [-base /PATH/] DIR
   ctxsim import [-o DIR] [-id ID] [-format claude-code|openai-chat] [-window N] [-no-redact]
                 [-summarizer URL -summarizer-model MODEL [-summarizer-key-env VAR]] FILE
   ctxsim record -lesson ID -summarizer URL -summarizer-model MODEL [-summarizer-key-env VAR] [-n 5] [-lessons DIR]`
 
-// newServer loads the built-in lessons and those of dir, if given.
-func newServer(dir string, log *slog.Logger) (*web.Server, error) {
+// newServer loads the built-in lessons and those of dir, if given; opts
+// set the rest of the server's configuration.
+func newServer(dir string, log *slog.Logger, opts ...func(*web.Config)) (*web.Server, error) {
+	cfg, err := loadLessons(dir, log)
+	if err != nil {
+		return nil, err
+	}
+	for _, o := range opts {
+		o(&cfg)
+	}
+	return web.New(cfg)
+}
+
+// loadLessons is the server's configuration with the built-in lessons and
+// those of dir, if given.
+func loadLessons(dir string, log *slog.Logger) (web.Config, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
 	tok, err := tokens.New()
 	if err != nil {
-		return nil, err
+		return web.Config{}, err
 	}
 	lessons, err := scenarios.Load(scenarios.Builtin(), "scenarios", tok)
 	if err != nil {
-		return nil, fmt.Errorf("built-in lessons: %w", err)
+		return web.Config{}, fmt.Errorf("built-in lessons: %w", err)
 	}
 	if dir != "" {
 		extra, err := scenarios.Load(os.DirFS(dir), dir, tok)
 		if err != nil {
-			return nil, fmt.Errorf("lessons from %s: %w", dir, err)
+			return web.Config{}, fmt.Errorf("lessons from %s: %w", dir, err)
 		}
 		if len(extra) == 0 {
-			return nil, fmt.Errorf("lessons from %s: no */lesson.yaml found", dir)
+			return web.Config{}, fmt.Errorf("lessons from %s: no */lesson.yaml found", dir)
 		}
 		lessons = append(lessons, extra...)
 	}
-	return web.New(web.Config{Lessons: lessons, Tokens: tok, Log: log})
+	return web.Config{Lessons: lessons, Tokens: tok, Log: log}, nil
 }
 
 func displayAddr(a net.Addr) string {

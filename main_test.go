@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"context"
+	"encoding/json"
 	"io"
 	"io/fs"
 	"net/http"
@@ -13,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"ctxsim/roomstore/natsembed"
 	"ctxsim/scenarios"
 )
 
@@ -143,4 +145,97 @@ func httpGet(t *testing.T, h http.Handler, path string) string {
 	rec := httptest.NewRecorder()
 	h.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, path, nil))
 	return rec.Body.String()
+}
+
+// Bad room flags stop `serve` before it loads anything, naming the flag.
+func TestRunRoomFlags(t *testing.T) {
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"-rooms", "redis://127.0.0.1:6379"}, "-rooms"},
+		{[]string{"-rooms", "nats://"}, "-rooms"},
+		{[]string{"-trusted-proxy", "10.0.0.0/33"}, "-trusted-proxy"},
+		{[]string{"-trusted-proxy", "proxy.example"}, "-trusted-proxy"},
+		{[]string{"-max-streams", "-1"}, "-max-streams"},
+		{[]string{"-rooms", "nats://127.0.0.1:1"}, "connect to NATS"},
+	} {
+		err := run(context.Background(), append([]string{"serve", "-addr", "127.0.0.1:0"}, tt.args...), io.Discard, io.Discard)
+		if err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("serve %q = %v; want an error naming %s", tt.args, err, tt.want)
+		}
+	}
+}
+
+// serve -rooms keeps rooms in NATS: a room opened on one server is there
+// on a second one started later on the same NATS.
+func TestRunRoomsOnNATS(t *testing.T) {
+	ns, err := natsembed.Start(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(ns.Shutdown)
+	start := func() (string, context.CancelFunc, chan error) {
+		ctx, cancel := context.WithCancel(context.Background())
+		pr, pw := io.Pipe()
+		done := make(chan error, 1)
+		go func() {
+			done <- run(ctx, []string{"serve", "-addr", "127.0.0.1:0", "-rooms", ns.ClientURL()}, pw, io.Discard)
+		}()
+		line, err := bufio.NewReader(pr).ReadString('\n')
+		if err != nil {
+			t.Fatalf("read start-up line: %v", err)
+		}
+		go io.Copy(io.Discard, pr)
+		return strings.TrimSpace(line[strings.Index(line, "http://"):]), cancel, done
+	}
+	a, stopA, doneA := start()
+	resp, err := http.Post(a+"rooms", "application/json", strings.NewReader(`{"state":""}`))
+	if err != nil || resp.StatusCode != http.StatusCreated {
+		t.Fatalf("POST /rooms = %v, %v", resp, err)
+	}
+	var room struct{ Code string }
+	json.NewDecoder(resp.Body).Decode(&room)
+	resp.Body.Close()
+	stopA()
+	if err := <-doneA; err != nil {
+		t.Fatalf("first server: %v", err)
+	}
+	b, stopB, doneB := start()
+	defer func() { stopB(); <-doneB }()
+	resp, err = http.Get(b + "rooms/" + room.Code)
+	if err != nil || resp.StatusCode != http.StatusOK {
+		t.Fatalf("GET /rooms/%s on the second server = %v, %v; want 200", room.Code, resp, err)
+	}
+	resp.Body.Close()
+}
+
+// TestExportUsage: ctxsim export needs one directory and a path for -base,
+// and says so before it loads anything.
+func TestExportUsage(t *testing.T) {
+	full := t.TempDir()
+	if err := os.WriteFile(filepath.Join(full, "file"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"export"}, "give one output directory"},
+		{[]string{"export", "a", "b"}, "give one output directory"},
+		{[]string{"export", "-base", "ctxsim/", t.TempDir()}, `-base "ctxsim/"`},
+		{[]string{"export", "-base", "/a/../b/", t.TempDir()}, "-base"},
+		{[]string{"export", "-nope", t.TempDir()}, "not defined: -nope"},
+		{[]string{"export", full}, "is not empty"},
+		{[]string{"export", filepath.Join(full, "file")}, "not a directory"},
+	} {
+		var stderr strings.Builder
+		err := run(context.Background(), c.args, io.Discard, &stderr)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("run %q = %v; want an error with %q", c.args, err, c.want)
+		}
+	}
+	if err := run(context.Background(), nil, io.Discard, io.Discard); err == nil || !strings.Contains(err.Error(), "ctxsim export [-lessons DIR] [-base /PATH/] DIR") {
+		t.Errorf("usage: %v; want it to name ctxsim export", err)
+	}
 }

@@ -4,58 +4,87 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"sync"
 
 	"ctxsim/scenarios"
 	"ctxsim/sim"
 )
 
-// check replays the lesson under every preset policy: no request may break
-// a tool pair (a bug of the import, not of the session), and the ranges
-// left to mechanical excerpts are counted for the report.
-func (im *imp) check(l *scenarios.Lesson) error {
-	ranges, err := im.mechanical(l)
-	if err != nil {
-		return err
+// replay replays the lesson: under its default policy (the session as it
+// happened), and under every preset policy when a summarizer is to write
+// the summaries the presets lack. Serving checks every preset again.
+func (im *imp) replay(l *scenarios.Lesson) error {
+	ps := []sim.Policy{l.DefaultPolicy()}
+	if im.opt.Summarizer != nil || im.opt.AllPresets {
+		ps = l.PresetPolicies()
 	}
-	im.rep.Mechanical = len(ranges)
+	if c, ok := im.opt.Tokens.(interface{ CountAll([]string) }); ok {
+		c.CountAll(l.Texts()) // the replays then only look counts up
+	}
+	im.seen = &replays{peaks: map[string]int{}}
+	if err := sim.RunEach(l.Lesson, ps, im.opt.Tokens, im.seen.visit); err != nil {
+		return fmt.Errorf("replay %s: %w", im.id, err)
+	}
 	return nil
+}
+
+// replays is what the importer learns from the replays that loading the
+// lesson makes (one per preset policy): the ranges compacted to a
+// mechanical excerpt, and the largest request of the default policy.
+type replays struct {
+	mu       sync.Mutex
+	byPreset [][]span       // mechanical ranges, by preset index
+	peaks    map[string]int // largest request, by policy
+	policies int
+}
+
+// visit checks one replay: no request may break a tool pair (a bug of the
+// import, not of the session); it keeps the replay's mechanical ranges.
+// Loading calls it from several goroutines.
+func (rs *replays) visit(i int, p sim.Policy, r *sim.Replay) error {
+	var spans []span
+	peak := 0
+	for _, f := range r.Frames {
+		if strings.Contains(f.Error, "tool_use") {
+			return fmt.Errorf("replay under %s, step %d: the request breaks a tool pair (a bug in ctxsim import; please report it): %s", p, f.Step, f.Error)
+		}
+		peak = max(peak, f.Total)
+		if b := f.Pending; b != nil && b.Summary != nil && b.Summary.Mechanical {
+			spans = append(spans, span{covers: b.Summary.Covers, blocks: selected(f.Blocks, b.Summary.Covers)})
+		}
+	}
+	rs.mu.Lock()
+	defer rs.mu.Unlock()
+	if i >= len(rs.byPreset) {
+		rs.byPreset = append(rs.byPreset, make([][]span, i+1-len(rs.byPreset))...)
+	}
+	rs.byPreset[i] = spans
+	rs.policies++
+	rs.peaks[p.String()] = peak
+	return nil
+}
+
+// mechanical is every range some preset compacts to a mechanical excerpt,
+// once each, in preset order.
+func (rs *replays) mechanical() []span {
+	var out []span
+	seen := map[string]bool{}
+	for _, spans := range rs.byPreset {
+		for _, sp := range spans {
+			key := strings.Join(sp.covers, " ")
+			if !seen[key] {
+				seen[key] = true
+				out = append(out, sp)
+			}
+		}
+	}
+	return out
 }
 
 // span is a range some preset compacts without a summary.
 type span struct {
 	covers []string
 	blocks []sim.Block
-}
-
-// mechanical replays every preset policy and returns, once each, the ranges
-// compacted to a mechanical excerpt.
-func (im *imp) mechanical(l *scenarios.Lesson) ([]span, error) {
-	var out []span
-	seen := map[string]bool{}
-	presets := l.PresetPolicies()
-	im.rep.Policies = len(presets)
-	for _, p := range presets {
-		r, err := sim.Run(l.Lesson, p, im.opt.Tokens)
-		if err != nil {
-			return nil, fmt.Errorf("replay %s under %s: %w", im.id, p, err)
-		}
-		for _, f := range r.Frames {
-			if strings.Contains(f.Error, "tool_use") {
-				return nil, fmt.Errorf("replay %s under %s, step %d: the request breaks a tool pair (a bug in ctxsim import; please report it): %s", im.id, p, f.Step, f.Error)
-			}
-			b := f.Pending
-			if b == nil || b.Summary == nil || !b.Summary.Mechanical {
-				continue
-			}
-			key := strings.Join(b.Summary.Covers, " ")
-			if seen[key] {
-				continue
-			}
-			seen[key] = true
-			out = append(out, span{covers: b.Summary.Covers, blocks: selected(f.Blocks, b.Summary.Covers)})
-		}
-	}
-	return out, nil
 }
 
 // selected is the blocks of a frame a range covers, in order.
@@ -84,10 +113,7 @@ const (
 // new range appears (summaries change later sizes) or maxRounds.
 func (im *imp) summarize(ctx context.Context, l *scenarios.Lesson) (*scenarios.Lesson, error) {
 	for round := 1; round <= maxRounds; round++ {
-		ranges, err := im.mechanical(l)
-		if err != nil {
-			return nil, err
-		}
+		ranges := im.seen.mechanical()
 		added := 0
 		for _, sp := range ranges {
 			if !summarizable(sp.covers) {
@@ -111,6 +137,7 @@ func (im *imp) summarize(ctx context.Context, l *scenarios.Lesson) (*scenarios.L
 		if added == 0 {
 			return l, nil
 		}
+		var err error
 		if l, err = im.build(); err != nil {
 			return nil, err
 		}

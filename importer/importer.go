@@ -33,7 +33,15 @@ type Options struct {
 	// policy compacts that no recorded summary covers; otherwise those
 	// ranges are compacted to labelled mechanical excerpts.
 	Summarizer *summarizer.Client
-	Log        io.Writer // progress lines (nil: none)
+	// AllPresets replays every preset policy at import (as a summarizer
+	// does anyway): a request breaking a tool pair under any preset fails
+	// the import, and the report counts the mechanical ranges. Otherwise
+	// the default policy is replayed, and serving checks the rest.
+	AllPresets bool
+	// MaxSteps is about the most steps the trace gets (0: 300): a longer
+	// session has several model responses to a step.
+	MaxSteps int
+	Log      io.Writer // progress lines (nil: none)
 }
 
 // Report says what an import wrote and measured.
@@ -46,7 +54,8 @@ type Report struct {
 	UsageCalls  int // model calls with recorded provider usage
 	Window      int // the lesson's window
 	Peak        int // the largest request of the recorded replay (o200k_base)
-	Policies    int // preset policies replayed
+	Presets     int // preset policies the lesson offers
+	Policies    int // policies replayed at import (1: the default; else every preset)
 	Summarized  int // summaries the summarizer wrote
 	Mechanical  int // ranges still compacted to a mechanical excerpt under some preset
 	Warnings    []string
@@ -106,7 +115,8 @@ type imp struct {
 	rep       *Report
 	t         *trace
 	window    int
-	generated []card // cards the summarizer wrote
+	generated []card   // cards the summarizer wrote
+	seen      *replays // what the last build's replays showed
 }
 
 func (im *imp) logf(format string, args ...any) {
@@ -116,7 +126,7 @@ func (im *imp) logf(format string, args ...any) {
 }
 
 func (im *imp) run(ctx context.Context) error {
-	t, err := buildTrace(im.s, im.provenance)
+	t, err := buildTrace(im.s, im.opt.MaxSteps, im.provenance)
 	if err != nil {
 		return err
 	}
@@ -137,7 +147,10 @@ func (im *imp) run(ctx context.Context) error {
 			return err
 		}
 	}
-	return im.check(l)
+	im.rep.Presets = len(l.PresetPolicies())
+	im.rep.Policies = im.seen.policies
+	im.rep.Mechanical = len(im.seen.mechanical())
+	return nil
 }
 
 // familyWindow is the window of the session's model family, at least what
@@ -173,10 +186,7 @@ func grow(w, peak int) int {
 // fit grows the window to the recorded replay's largest request when the
 // window was not given, and warns when a given one is too small.
 func (im *imp) fit(l **scenarios.Lesson) error {
-	peak, err := im.peak(*l)
-	if err != nil {
-		return err
-	}
+	peak := im.seen.peaks[(*l).DefaultPolicy().String()]
 	im.rep.Peak = peak
 	if peak <= im.window {
 		return nil
@@ -194,19 +204,6 @@ func (im *imp) fit(l **scenarios.Lesson) error {
 	}
 	*l = nl
 	return nil
-}
-
-// peak is the largest request of the default policy's replay.
-func (im *imp) peak(l *scenarios.Lesson) (int, error) {
-	r, err := sim.Run(l.Lesson, l.DefaultPolicy(), im.opt.Tokens)
-	if err != nil {
-		return 0, fmt.Errorf("replay %s: %w", im.id, err)
-	}
-	peak := 0
-	for _, f := range r.Frames {
-		peak = max(peak, f.Total)
-	}
-	return peak, nil
 }
 
 // build writes the lesson's files into the temporary directory and loads
@@ -231,6 +228,9 @@ func (im *imp) build() (*scenarios.Lesson, error) {
 	l, err := scenarios.LoadDir(os.DirFS(im.tmp), im.id, im.opt.Dir, nil, im.opt.Tokens)
 	if err != nil {
 		return nil, fmt.Errorf("the generated lesson does not load (a bug in ctxsim import; please report it): %w", err)
+	}
+	if err := im.replay(l); err != nil {
+		return nil, err
 	}
 	im.rep.Window = im.window
 	return l, nil

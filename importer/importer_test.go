@@ -60,9 +60,9 @@ func load(t testing.TB, dir, id string) *scenarios.Lesson {
 	return l
 }
 
-// replays runs every preset policy and fails on a request that breaks a
+// replayAll runs every preset policy and fails on a request that breaks a
 // tool pair; it returns the replays by policy.
-func replays(t testing.TB, l *scenarios.Lesson) map[string]*sim.Replay {
+func replayAll(t testing.TB, l *scenarios.Lesson) map[string]*sim.Replay {
 	t.Helper()
 	out := map[string]*sim.Replay{}
 	for _, p := range l.PresetPolicies() {
@@ -115,9 +115,9 @@ func TestWriteFixtures(t *testing.T) {
 			if l.Draw != tt.draw || l.Window != tt.window || len(l.Trace) != tt.steps {
 				t.Errorf("lesson draw %s, window %d, %d steps; want %s, %d, %d", l.Draw, l.Window, len(l.Trace), tt.draw, tt.window, tt.steps)
 			}
-			rs := replays(t, l)
-			if rep.Policies != len(rs) || len(rs) < 27 {
-				t.Errorf("the report says %d policies replayed; the lesson has %d presets (want at least 27)", rep.Policies, len(rs))
+			rs := replayAll(t, l)
+			if rep.Presets != len(rs) || rep.Policies != 1 || len(rs) < 27 {
+				t.Errorf("the report says %d presets, %d replayed; the lesson has %d presets (want at least 27, 1 replayed)", rep.Presets, rep.Policies, len(rs))
 			}
 			for _, m := range l.Trace[0].Messages {
 				if m.Origin != sim.OriginRecorded {
@@ -297,7 +297,7 @@ func TestInterruptedCall(t *testing.T) {
 		t.Fatal(err)
 	}
 	l := load(t, dir, rep.ID)
-	replays(t, l)
+	replayAll(t, l)
 	res := l.Trace[1].Messages[1]
 	if res.Role != sim.RoleTool || res.Content != noResult {
 		t.Errorf("the call's result is %s %q; want the no-result text", res.Role, res.Content)
@@ -384,7 +384,7 @@ func TestSummarizer(t *testing.T) {
 	}
 	l := load(t, dir, rep.ID)
 	found := false
-	for _, r := range replays(t, l) {
+	for _, r := range replayAll(t, l) {
 		for _, fr := range r.Frames {
 			if b := fr.Pending; b != nil && b.Summary != nil {
 				if b.Summary.Mechanical {
@@ -420,11 +420,11 @@ func TestWithoutSummarizer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rep, err := Write(context.Background(), s, Options{Dir: t.TempDir(), Window: 24000, Now: now, Tokens: counter(t)})
+	rep, err := Write(context.Background(), s, Options{Dir: t.TempDir(), Window: 24000, Now: now, Tokens: counter(t), AllPresets: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rep.Mechanical == 0 || rep.Summarized != 0 || rep.Compactions != 0 {
-		t.Errorf("report %+v; want mechanical ranges, no summaries", rep)
+	if rep.Mechanical == 0 || rep.Summarized != 0 || rep.Compactions != 0 || rep.Policies != rep.Presets {
+		t.Errorf("report %+v; want every preset replayed, mechanical ranges, no summaries", rep)
 	}
 }

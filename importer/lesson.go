@@ -1,6 +1,7 @@
 package importer
 
 import (
+	"cmp"
 	"fmt"
 	"regexp"
 	"strings"
@@ -156,7 +157,7 @@ type response struct {
 	calls []string // tool call ids
 }
 
-// maxSteps is about the most steps an imported trace has: a longer
+// maxSteps is, by default, about the most steps an imported trace has: a longer
 // session's responses are grouped several to a step (a step never spans a
 // user message or a compaction), so that a student can step through it
 // and every replay stays small.
@@ -168,9 +169,9 @@ const maxSteps = 300
 // marks a compact step. It also works out, in the recorded replay, which
 // blocks each compaction replaced: everything in the window since the
 // previous one.
-func buildTrace(s *transcript.Session, prov func(transcript.Compaction) map[string]string) (*trace, error) {
+func buildTrace(s *transcript.Session, steps int, prov func(transcript.Compaction) map[string]string) (*trace, error) {
 	b := &traceBuilder{t: &trace{kinds: map[string]stepKind{}}, results: resultsOf(s.Messages), ids: newIDs(),
-		group: groupSize(s.Messages)}
+		group: groupSize(s.Messages, cmp.Or(steps, maxSteps))}
 	compaction := 0
 	for i := 0; i <= len(s.Messages); i++ {
 		for compaction < len(s.Compactions) && s.Compactions[compaction].Before == i {
@@ -199,7 +200,7 @@ func buildTrace(s *transcript.Session, prov func(transcript.Compaction) map[stri
 
 // groupSize is how many model responses share a step: one, or as many as
 // keep the trace near maxSteps.
-func groupSize(msgs []transcript.Message) int {
+func groupSize(msgs []transcript.Message, maxSteps int) int {
 	n := 0
 	for _, m := range msgs {
 		if m.Role == transcript.Assistant {

@@ -54,7 +54,7 @@ func stepText(lang string, k stepKind) string {
 		return responseText(tr, k.responses[0]) + "\n\n" + holds
 	}
 	// A group: the user's message, if any, and several responses.
-	head := tr("# The agent works on", "# エージェントの作業")
+	head := tr("# The agent goes on working", "# エージェントが作業を続けます")
 	if k.user != "" {
 		head = fmt.Sprintf(tr("# The user writes: “{label:%[1]s}”", "# ユーザーの発言：「{label:%[1]s}」"), k.user)
 	}
@@ -66,10 +66,23 @@ func stepText(lang string, k stepKind) string {
 				more = true
 				break
 			}
-			items = append(items, fmt.Sprintf("- {label:%[1]s}: {size:%[1]s}", id))
+			// A refused request can leave a later response out of this
+			// frame under some policy: name only what it holds or held.
+			item := fmt.Sprintf("- {?seen:%[1]s}{label:%[1]s} ({size:%[1]s})", id)
+			if call, ok := strings.CutPrefix(id, "call-"); ok {
+				// A call and its result come in together, with no model
+				// call between them.
+				item = fmt.Sprintf(tr("- {?seen:result-%[1]s}{label:call-%[1]s}: the call {size:call-%[1]s}, its result {size:result-%[1]s}",
+					"- {?seen:result-%[1]s}{label:call-%[1]s}：呼び出し {size:call-%[1]s}、結果 {size:result-%[1]s}"), call)
+			}
+			items = append(items, item)
 		}
 	}
-	body := tr("The agent answers, one model call after another:", "エージェントはモデル呼び出しを重ねて応えます。") + "\n\n" + strings.Join(items, "\n")
+	body := tr("The agent answers, one model call after another:", "エージェントはモデル呼び出しを重ねて応えます。")
+	if bs := blocksOf(k.responses[0]); len(bs) > 0 {
+		body = "{?seen:" + bs[0] + "}" + body
+	}
+	body += "\n\n" + strings.Join(items, "\n")
 	if more {
 		body += "\n- …\n\n" + tr("The list of changes shows every block this step adds.", "このステップで増えたブロックはすべて変更の一覧にあります。")
 	}
@@ -270,23 +283,25 @@ var mechanismSections = map[string][][2]string{
 		{"@crossed", "# The request would hold {total}, over the {pct} line ({threshold}): the harness compacts first."},
 		{"@selected", "# {count} messages ({range}) are bracketed for the summary.\n\n{?policy:compaction=recorded}This is where the recorded session compacted: everything since the last summary goes.\n\n{?!policy:compaction=recorded}The header stays and the {kept} most recent messages are kept word for word."},
 		{"@summary", "# A {summary} summary comes back for the bracketed range.\n\n{?policy:compaction=recorded}It is the summary the session itself continued with, as the file records it. Read it beside the window, and the panel of what it kept.\n\n{?!policy:compaction=recorded}Its text and where it comes from are beside the window, with what of the range it kept."},
-		{"summary@mechanical", "# No summary exists for this range: the simulator cuts a {summary} mechanical excerpt.\n\nThe session compacted elsewhere, so no recorded summary covers this range. The excerpt carries earlier summaries over and cuts every other message to its first line. No model wrote it."},
+		{"summary@mechanical", "# No summary exists for this range: the simulator cuts a {summary} mechanical excerpt.\n\nThe session compacted elsewhere, so no recorded summary covers this range. The excerpt carries earlier summaries over and cuts every other message to its first line; of a long excerpt it keeps only the first and last lines. No model wrote it."},
 		{"@replaced", "# {count} messages became one summary: the window went from {before} to {after}."},
 		{"replaced@mechanical", "# {count} messages became a mechanical excerpt: the window went from {before} to {after}."},
 		{"@overflow", "# The request is refused: {total} is over the {window} window."},
 		{"@refused", "# The provider refuses the request."},
 		{"@pass", "# The compressor rewrote {rewrites} old results and saved {pass-saved}."},
+		{"@decision", "# The model is called with {total} of {window} in the window."},
 	},
 	"ja": {
 		{"@step", "# 窓は {window} のうち {total} です。"},
 		{"@crossed", "# リクエストは {total} になり、{pct} の線（{threshold}）を超えるので、ハーネスは先に圧縮します。"},
 		{"@selected", "# {count} 個のメッセージ（{range}）が要約の範囲として囲まれます。\n\n{?policy:compaction=recorded}記録されたセッションが圧縮した位置です。前回の要約以降のすべてが対象になります。\n\n{?!policy:compaction=recorded}ヘッダーは残り、最近の {kept} 個のメッセージはそのまま残ります。"},
 		{"@summary", "# 囲まれた範囲の代わりに {summary} の要約が返ってきます。\n\n{?policy:compaction=recorded}セッション自身がこの後に使った、ファイルに記録された要約です。窓の横で本文と、残ったものの一覧を確かめてください。\n\n{?!policy:compaction=recorded}本文と出どころ、範囲のうち残ったものは窓の横にあります。"},
-		{"summary@mechanical", "# この範囲の要約はないので、シミュレーターが {summary} の機械的な抜粋を作ります。\n\nセッションは別の位置で圧縮したため、この範囲に対応する記録された要約はありません。抜粋は前の要約をそのまま引き継ぎ、他のメッセージは先頭の行だけにします。モデルが書いた文ではありません。"},
+		{"summary@mechanical", "# この範囲の要約はないので、シミュレーターが {summary} の機械的な抜粋を作ります。\n\nセッションは別の位置で圧縮したため、この範囲に対応する記録された要約はありません。抜粋は前の要約をそのまま引き継ぎ、他のメッセージは先頭の行だけにします。長い抜粋は先頭と末尾の行だけを残します。モデルが書いた文ではありません。"},
 		{"@replaced", "# {count} 個のメッセージがひとつの要約になり、窓は {before} から {after} になりました。"},
 		{"replaced@mechanical", "# {count} 個のメッセージが機械的な抜粋になり、窓は {before} から {after} になりました。"},
 		{"@overflow", "# リクエストは拒否されます。{total} は窓の {window} を超えています。"},
 		{"@refused", "# プロバイダーがリクエストを拒否します。"},
 		{"@pass", "# 圧縮器は古い結果を {rewrites} 個書き換え、{pass-saved} を減らしました。"},
+		{"@decision", "# 窓に {window} のうち {total} がある状態でモデルが呼ばれます。"},
 	},
 }

@@ -21,6 +21,10 @@ const (
 	FrameDecision FrameKind = "decision"
 )
 
+// FrameKinds is every kind of frame, in the order above.
+var FrameKinds = []FrameKind{FrameStep, FrameCrossed, FrameSelected, FrameSummary, FrameReplaced,
+	FrameOverflow, FramePass, FrameRefused, FrameDecision}
+
 // ErrContextLengthExceeded is the provider error of a request above the window.
 const ErrContextLengthExceeded = "context_length_exceeded"
 

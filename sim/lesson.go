@@ -1,6 +1,9 @@
 package sim
 
-import "regexp"
+import (
+	"cmp"
+	"regexp"
+)
 
 // Text is a string in several languages, keyed by language code ("en", "ja").
 type Text map[string]string
@@ -86,17 +89,16 @@ type Lesson struct {
 	// errLines is the error line of each tool result text of the trace
 	// ("" when none), for the loss view.
 	errLines map[string]string
+	// blockFacts is the loss-view facts of each block of the trace.
+	blockFacts map[blockKey][]lossFact
 }
 
 // factText keys whether a fact's pattern matches a text.
 type factText struct{ fact, text string }
 
-// IndexFacts matches every fact against the texts the lesson fixes (the
-// system prompt, the trace's messages and answers, what its mechanisms
-// carry, such as summary cards), once, so that a replay's lookups only
-// run patterns on text made during the replay. Loaders call it when the
-// lesson is complete; a lesson without it replays the same, slower.
-func (l *Lesson) IndexFacts() {
+// Texts is every text the lesson fixes: the system prompt, the trace's
+// messages and answers, what its mechanisms carry (summary cards).
+func (l *Lesson) Texts() []string {
 	texts := []string{l.System.Content}
 	addMsgs := func(ms []Message) {
 		for _, m := range ms {
@@ -118,14 +120,28 @@ func (l *Lesson) IndexFacts() {
 			texts = append(texts, c.texts()...)
 		}
 	}
+	return texts
+}
+
+// IndexFacts matches every fact against the texts the lesson fixes (the
+// system prompt, the trace's messages and answers, what its mechanisms
+// carry, such as summary cards), once, so that a replay's lookups only
+// run patterns on text made during the replay. Loaders call it when the
+// lesson is complete; a lesson without it replays the same, slower.
+func (l *Lesson) IndexFacts() {
+	texts := l.Texts()
 	l.errLines = map[string]string{}
+	facts := map[blockKey][]lossFact{}
 	for _, st := range l.Trace {
 		for _, m := range st.Messages {
 			if m.Role == RoleTool {
 				l.errLines[m.Content] = errorLine(m.Content)
 			}
+			b := Block{Role: m.Role, Kind: cmp.Or(m.Kind, KindText), Args: m.Args, Content: m.Content}
+			facts[factKey(&b)] = blockFacts(l, &b)
 		}
 	}
+	l.blockFacts = facts
 	l.held = make(map[factText]bool, len(texts)*len(l.Facts))
 	for _, f := range l.Facts {
 		if f.Pattern == nil {

@@ -54,32 +54,59 @@ func lossFacts(l *Lesson, rng []Block) []lossFact {
 		seen[k] = true
 		out = append(out, f)
 	}
-	for _, b := range rng {
-		switch {
-		case b.Kind == KindToolCall:
-			for _, p := range argPaths(b.Args) {
-				add(lossFact{kind: "file", text: p, keys: []string{path.Base(p)}, all: true})
-			}
-			if c := argCommand(b.Args); c != "" {
-				add(lossFact{kind: "command", text: c, keys: commandKeys(c), all: true})
-			}
-		case b.Role == RoleTool:
-			if line := l.errorLine(b.Content); line != "" {
-				add(lossFact{kind: "error", text: line, keys: words(line)})
-			}
-		case b.Role == RoleUser && b.Kind != KindSummary:
-			for _, s := range instructions(b.Content) {
-				add(lossFact{kind: "instruction", text: s, keys: words(s)})
-			}
-		}
-		if b.Role == RoleUser || b.Role == RoleAssistant {
-			for _, p := range pathRE.FindAllString(b.Content, lossLimit) {
-				add(lossFact{kind: "file", text: p, keys: []string{path.Base(p)}, all: true})
-			}
+	for i := range rng {
+		for _, f := range l.factsOf(&rng[i]) {
+			add(f)
 		}
 	}
 	order := []string{"instruction", "file", "command", "error"}
 	slices.SortStableFunc(out, func(a, b lossFact) int { return slices.Index(order, a.kind) - slices.Index(order, b.kind) })
+	return out
+}
+
+// factsOf is the facts of one block, looked up for the trace's own
+// blocks (IndexFacts) and worked out for blocks made during the replay.
+func (l *Lesson) factsOf(b *Block) []lossFact {
+	if fs, ok := l.blockFacts[factKey(b)]; ok {
+		return fs
+	}
+	return blockFacts(l, b)
+}
+
+// blockKey keys a block's facts: what they are worked out from.
+type blockKey struct {
+	role          Role
+	kind          Kind
+	args, content string
+}
+
+func factKey(b *Block) blockKey { return blockKey{b.Role, b.Kind, b.Args, b.Content} }
+
+// blockFacts works out the facts of one block.
+func blockFacts(l *Lesson, b *Block) []lossFact {
+	var out []lossFact
+	switch {
+	case b.Kind == KindToolCall:
+		for _, p := range argPaths(b.Args) {
+			out = append(out, lossFact{kind: "file", text: p, keys: []string{path.Base(p)}, all: true})
+		}
+		if c := argCommand(b.Args); c != "" {
+			out = append(out, lossFact{kind: "command", text: c, keys: commandKeys(c), all: true})
+		}
+	case b.Role == RoleTool:
+		if line := l.errorLine(b.Content); line != "" {
+			out = append(out, lossFact{kind: "error", text: line, keys: words(line)})
+		}
+	case b.Role == RoleUser && b.Kind != KindSummary:
+		for _, s := range instructions(b.Content) {
+			out = append(out, lossFact{kind: "instruction", text: s, keys: words(s)})
+		}
+	}
+	if b.Role == RoleUser || b.Role == RoleAssistant {
+		for _, p := range pathRE.FindAllString(b.Content, lossLimit) {
+			out = append(out, lossFact{kind: "file", text: p, keys: []string{path.Base(p)}, all: true})
+		}
+	}
 	return out
 }
 
@@ -130,6 +157,9 @@ func (l *Lesson) errorLine(text string) string {
 
 // errorLine is the first line of a tool result that reports an error.
 func errorLine(text string) string {
+	if !mayReportError(text) {
+		return ""
+	}
 	for _, m := range errorRE.FindAllStringIndex(text, -1) {
 		start := strings.LastIndexByte(text[:m[0]], '\n') + 1
 		end := len(text)
@@ -141,6 +171,21 @@ func errorLine(text string) string {
 		}
 	}
 	return ""
+}
+
+// errorStems are what every match of errorRE contains, lowercased.
+var errorStems = []string{"error", "fail", "panic", "exception", "traceback", "cannot", "undefined", "not found", "no such file", "permission denied"}
+
+// mayReportError is a cheap test before errorRE: false when no match can
+// exist (most results of a long session).
+func mayReportError(text string) bool {
+	low := strings.ToLower(text)
+	for _, s := range errorStems {
+		if strings.Contains(low, s) {
+			return true
+		}
+	}
+	return false
 }
 
 // instructions are the sentences of a user message that tell the agent

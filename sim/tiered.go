@@ -111,6 +111,9 @@ type tieredRun struct {
 	reads     map[string]bool
 	sized     map[string]sized  // characters of each result, by block id
 	summaries map[string]string // Tier 2 texts of the trace, by tool_use id
+	// failed and back are the failed semantic calls and the tokens re-reads
+	// brought back, over the frames emitted so far.
+	failed, back int
 }
 
 // sized is a text and its characters.
@@ -182,18 +185,25 @@ func (r *tieredRun) pass(h *harness) {
 	budget := budget{}
 	// Filtered in place: a result is written at or before its own index,
 	// after every message before it was read, so the calls stub looks up
-	// are still there.
-	out := h.msgs[:0]
-	for i, b := range h.msgs {
+	// are still there. Blocks are moved only once one was removed.
+	w := 0
+	keep := func(i int) {
+		if w != i {
+			h.msgs[w] = h.msgs[i]
+		}
+		w++
+	}
+	for i := range h.msgs {
+		b := &h.msgs[i]
 		if b.Role != RoleTool {
-			out = append(out, b)
+			keep(i)
 			continue
 		}
 		d := results - 1 - seen
 		seen++
 		idx := i - removed // messages.N after this pass: the header holds no messages
 		if d < r.rules.KeepRecent || b.tier != 0 {
-			out = append(out, b) // Tier 3, or classified before: its bytes never change again
+			keep(i) // Tier 3, or classified before: its bytes never change again
 			continue
 		}
 		floor := r.floor && r.rules.IsFloorTool(b.Tool)
@@ -206,18 +216,18 @@ func (r *tieredRun) pass(h *harness) {
 				h.event(Event{Type: EventCacheCompaction, Tier: 1, Index: &idx, Block: b.ID, Tokens: b.Tokens, Reason: "dropped"})
 				continue
 			}
-			r.rewrite(h, &b, r.stub(h, b), KindStub, 1, idx)
+			r.rewrite(h, b, r.stub(h, *b), KindStub, 1, idx)
 			b.Origin = &Msg{Key: "stub", Args: []Figure{count("args", r.rules.ArgsChars)}}
 			if r.reads[b.ID] {
 				r.staleRead = true
 			}
-			out = append(out, b)
+			keep(i)
 			continue
 		}
-		r.tier2(h, &b, idx, &budget)
-		out = append(out, b)
+		r.tier2(h, b, idx, &budget)
+		keep(i)
 	}
-	h.msgs = out
+	h.msgs = h.msgs[:w]
 }
 
 // budget counts a pass's semantic compressions.
@@ -295,8 +305,8 @@ func (r *tieredRun) rewrite(h *harness, b *Block, content string, kind Kind, tie
 // result was. Enough to know what happened, not to rebuild it.
 func (r *tieredRun) stub(h *harness, b Block) string {
 	args := ""
-	for _, x := range h.msgs {
-		if x.Kind == KindToolCall && x.ToolUseID == b.ToolUseID {
+	for i := range h.msgs {
+		if x := &h.msgs[i]; x.Kind == KindToolCall && x.ToolUseID == b.ToolUseID {
 			args = x.Args
 		}
 	}
@@ -460,17 +470,16 @@ func (r *tieredRun) annotate(f *Frame, rewritten map[string]Event) {
 // countersPanel shows the running counters, with what the events so far
 // add to them: failed calls, the tokens re-reads brought back.
 func (r *tieredRun) countersPanel(h *harness, f *Frame) Panel {
-	failed, back := 0, 0
-	for _, g := range append(h.frames, *f) {
-		for _, e := range g.Events {
-			switch {
-			case e.Type == EventSemanticCall && e.Reason == "failed":
-				failed++
-			case e.Type == EventReread:
-				back += e.Tokens
-			}
+	failed, back := r.failed, r.back
+	for _, e := range f.Events {
+		switch {
+		case e.Type == EventSemanticCall && e.Reason == "failed":
+			failed++
+		case e.Type == EventReread:
+			back += e.Tokens
 		}
 	}
+	r.failed, r.back = failed, back
 	value := func(name string) int { c, _ := f.Counter(name); return c.Value }
 	inv, _ := f.Counter("cache_invalidations")
 	calls := Row{Key: "calls", Values: []Figure{count("n", value("compression_calls"))}}

@@ -36,18 +36,26 @@
   function step(name) { return follow('a[data-action="step-' + name + '"]'); }
 
   // go shows url in this tab. It resolves once the page is swapped in.
+  // With opts.soft a failed fetch or an error answer rejects instead of
+  // loading the page in full (room.js retries: a browser error page would
+  // end following).
   function go(url, opts) {
     opts = opts || {};
     if (!window.fetch || !window.DOMParser || !app()) { location.assign(url); return Promise.resolve(); }
     var seq = ++nav.seq;
     busy(true);
     return fetch(url, { credentials: "same-origin", headers: { "Accept": "text/html" } }).then(function (res) {
+      if (opts.soft && !res.ok) throw new Error(url + ": " + res.status);
       return res.text().then(function (html) { return { url: res.url, html: html }; });
     }).then(function (r) {
       if (seq !== nav.seq) return; // a later navigation won
       swap(r.html, r.url, opts);
       busy(false);
-    }).catch(function () { location.assign(url); });
+    }).catch(function (e) {
+      if (!opts.soft) { location.assign(url); return; }
+      if (seq === nav.seq) busy(false);
+      throw e;
+    });
   }
 
   // busy marks a navigation in flight on <html data-nav> (tests wait on it).
@@ -316,6 +324,30 @@
     };
   }
 
+  // ---- a static copy (ctxsim export): no server redirects ?step=N, so the
+  // step field goes to the step's page itself; a query typed into the
+  // address is not applied, and the page says so.
+
+  function isStatic() { return document.body && document.body.getAttribute("data-static") === "true"; }
+  document.addEventListener("submit", function (e) {
+    var f = e.target, tpl = f.getAttribute && f.getAttribute("data-step-url");
+    if (!tpl) return;
+    e.preventDefault();
+    var input = q('input[name="step"]', f);
+    var n = input ? Number(input.value) : NaN;
+    if (!(n >= Number(input.min) && n <= Number(input.max) && n === Math.floor(n))) return;
+    go(tpl.replace("{step}", String(n)), { push: true });
+  });
+  function staticQuery() {
+    if (!isStatic() || !location.search || !app() || q('[data-testid="static-query"]')) return;
+    var p = document.createElement("p");
+    p.className = "static-query";
+    p.setAttribute("role", "status");
+    p.setAttribute("data-testid", "static-query");
+    p.textContent = text("static-query");
+    app().insertBefore(p, app().firstChild);
+  }
+
   // ---- room.js, only where a room is used: the presenter view (where a
   // room is opened) links it, and this loads it when a page swaps into
   // the presenter view, or a join link (#follow=CODE) or a room this tab
@@ -345,6 +377,7 @@
   document.addEventListener("DOMContentLoaded", function () {
     autoplay.wasDecisive = decisive();
     settle();
+    staticQuery();
     if (location.hash.indexOf("#sheet-") === 0) {
       var s = document.getElementById(location.hash.slice(1));
       if (s) { var c = q(".sheet-close", s); if (c) c.focus({ preventScroll: true }); }

@@ -2,10 +2,16 @@
 //
 // Presenter: "Open room" in the top bar creates a room; the code and join
 // URL stay in sessionStorage, and every state the tab shows is PUT to the
-// room (retried with backoff; the PUT also re-creates the room after a
-// server restart). Audience: /join/CODE lands on the presenter's state with
-// #follow=CODE; this script keeps following over Server-Sent Events until
-// the student steps away on their own, then offers "Follow presenter".
+// room (retried with backoff). A room that is gone (404: closed, expired,
+// or ended with the server process that held it) is never re-created: the
+// page says so and offers a new room. Audience: /join/CODE lands on the
+// presenter's state with #follow=CODE; this script keeps following over
+// Server-Sent Events, across any drop, until the student steps away on
+// their own, then offers "Follow presenter". After a drop a follower lands
+// on the presenter's current state within a second of the network coming
+// back: the stream says "retry: 1000" and resends the current state (ids,
+// Last-Event-ID), and when the stream cannot reconnect by itself the room's
+// state is fetched every 0.5–1 s until it answers.
 // No inline scripts or styles (CSP): markup uses the stylesheet's classes.
 (function () {
   "use strict";
@@ -16,7 +22,6 @@
   var PRESENTER_KEY = "ctxsim.room.presenter"; // {code, key}
   var FOLLOW_KEY = "ctxsim.room.follow"; // {code, mode: "following" | "exploring"}
   var VIEW = /\/(present|notes)$/; // a view of a state: the audience keeps its own
-  var GIVE_UP_MS = 2 * 60 * 60 * 1000; // stop looking for a room gone this long (its idle expiry)
 
   // Words come from the catalog (messages.js, generated from catalog/*.yaml).
   function text(k) {
@@ -49,6 +54,16 @@
   function backoff(o) {
     o.retry = Math.min((o.retry || 0) + 1, 6);
     return Math.min(15000, 500 * Math.pow(2, o.retry - 1)) * (0.75 + Math.random() / 2);
+  }
+
+  // soon is the delay between two looks while the network is down: short,
+  // so a follower is back within a second, and spread over 0.5–1 s.
+  function soon() { return 500 + Math.random() * 500; }
+
+  // retryAfter is the wait a 429 or 503 asks for, spread over 1–1.5 times.
+  function retryAfter(r) {
+    var s = Number(r.headers.get("Retry-After")) || 5;
+    return Math.min(s, 120) * 1000 * (1 + Math.random() / 2);
   }
 
   function json(method, url, body) {
@@ -125,10 +140,12 @@
         setOnline(p, true);
         if (!p.es) watch();
         publish(); // the page may have moved on meanwhile
+      } else if (r.status === 404) {
+        dropRoom(text("ended")); // gone for good: offer a new room
       } else if (r.status === 403) {
         dropRoom(text("lost"));
       } else {
-        retryPublish(p);
+        retryPublish(p, r.status === 429 || r.status === 503 ? retryAfter(r) : 0);
       }
     }, function () {
       p.busy = false;
@@ -136,15 +153,15 @@
     });
   }
 
-  function retryPublish(p) {
+  function retryPublish(p, wait) {
     p.dirty = true;
     setOnline(p, false);
-    p.timer = setTimeout(function () { p.timer = 0; publish(); }, backoff(p));
+    p.timer = setTimeout(function () { p.timer = 0; publish(); }, wait || backoff(p));
   }
 
   // watch keeps an event stream on the presenter's own room: when it breaks
-  // (network, restart) the presenter re-PUTs its state, re-creating the
-  // room, within a second or two instead of at the next step.
+  // (network, restart) the presenter re-PUTs its state at once, which tells
+  // it whether the room is still there (404: it ended with the server).
   function watch() {
     var p = presenter;
     if (!p || p.es || inactive()) return;
@@ -186,21 +203,31 @@
   // ---- audience
 
   function startFollowing(code, mode) {
-    audience = { code: code, mode: mode === "exploring" ? "exploring" : "following", latest: "", online: true };
+    audience = { code: code, mode: mode === "exploring" ? "exploring" : "following", latest: "", online: true, fails: 0 };
     save(FOLLOW_KEY, { code: code, mode: audience.mode });
     connect();
     render();
   }
 
+  // connect opens the room's event stream. While the stream is up the
+  // browser reconnects it by itself after a drop (retry: 1000), sending
+  // the last event id; the server then sends the current state unless the
+  // follower has it.
   function connect() {
     var a = audience;
     if (!a || a.es || inactive()) return;
     var es = new EventSource("/rooms/" + a.code + "/events");
+    var opened = false;
     a.es = es;
+    es.addEventListener("open", function () {
+      if (audience !== a) return;
+      opened = true;
+      a.fails = 0;
+      a.retry = 0;
+      setOnline(a, true);
+    });
     es.addEventListener("state", function (ev) {
       if (audience !== a) return;
-      a.retry = 0;
-      a.missingSince = 0;
       setOnline(a, true);
       presenterAt(ev.data);
     });
@@ -210,24 +237,27 @@
     es.onerror = function () {
       if (audience !== a) return;
       setOnline(a, false);
-      // CONNECTING: the browser reconnects by itself (retry: 1000) and the
-      // first event is the current state. CLOSED: the server answered
-      // without a stream (404 after a restart, until the presenter's page
-      // re-creates the room): look again with backoff.
+      // CONNECTING: the browser reconnects by itself. CLOSED: it gave up
+      // (the network is down, or the server answered without a stream:
+      // 404, 429, 503): look at the room's state and reopen the stream.
       if (es.readyState === EventSource.CLOSED) {
         es.close();
         a.es = null;
-        later(a);
+        if (!opened) a.fails++;
+        later(a, 0);
       }
     };
   }
 
-  function later(a) {
+  function later(a, wait) {
     if (a.timer) return;
-    a.timer = setTimeout(function () { a.timer = 0; recheck(a); }, backoff(a));
+    a.timer = setTimeout(function () { a.timer = 0; recheck(a); }, wait);
   }
 
-  // recheck asks for the room's state, lands on it and reopens the stream.
+  // recheck fetches the room's state, lands on it and reopens the stream:
+  // at once after a drop, after a backoff when streams keep being refused
+  // (the server is busy), every 0.5–1 s while the network is down. A room
+  // the server does not have (404) has ended.
   function recheck(a) {
     if (audience !== a || a.es) return;
     json("GET", "/rooms/" + a.code).then(function (r) {
@@ -235,18 +265,16 @@
       if (r.ok) {
         return r.json().then(function (j) {
           if (audience !== a) return;
-          a.missingSince = 0;
+          setOnline(a, true);
           if (j.state) presenterAt(j.state);
-          connect();
+          if (a.fails > 1) a.timer = setTimeout(function () { a.timer = 0; connect(); }, backoff(a));
+          else connect();
         });
       }
-      if (r.status === 404) {
-        a.missingSince = a.missingSince || Date.now();
-        if (Date.now() - a.missingSince > GIVE_UP_MS) { leaveRoom(text("gone")); return; }
-      }
-      later(a);
+      if (r.status === 404) { leaveRoom(text("gone")); return; }
+      later(a, r.status === 429 || r.status === 503 ? retryAfter(r) : backoff(a));
     }).catch(function () {
-      if (audience === a) later(a);
+      if (audience === a) later(a, soon());
     });
   }
 
@@ -258,7 +286,9 @@
   }
 
   // go shows the presenter's state in this tab's own view, one navigation
-  // at a time; settle() catches up with states that arrive meanwhile.
+  // at a time; settle() catches up with states that arrive meanwhile. A
+  // navigation that fails (the network dropped again) is tried again a
+  // second later; it never counts as the student stepping away.
   function go(url) {
     var a = audience;
     var cur = stateURL();
@@ -266,14 +296,26 @@
     var want = url + viewOf(cur);
     a.nav = want;
     clearTimeout(a.navTimer);
-    a.navTimer = setTimeout(function () { // a lost response: try again
-      if (audience === a && a.nav === want) { a.nav = null; settle(); }
-    }, 10000);
+    var failed = function () {
+      if (audience !== a || a.nav !== want) return;
+      a.nav = null;
+      clearTimeout(a.navTimer);
+      a.navTimer = setTimeout(catchUp, 1000);
+    };
+    a.navTimer = setTimeout(failed, 10000); // no answer: try again
     if (!window.ctxsimNav || !app() || langOf(cur) !== langOf(url)) {
       location.assign(want); // another language or page kind: a full page load
       return;
     }
-    window.ctxsimNav.go(want, { push: true });
+    window.ctxsimNav.go(want, { push: true, soft: true }).then(function () {
+      if (audience === a && a.nav === want) failed(); // a later navigation won, or the page did not swap
+    }, failed);
+  }
+
+  // catchUp moves a following tab to the presenter's latest state.
+  function catchUp() {
+    var a = audience;
+    if (a && a.mode === "following" && a.latest) go(a.latest);
   }
 
   function setMode(mode) {
@@ -288,7 +330,7 @@
     var a = audience;
     if (!a) return;
     setMode("following");
-    if (a.latest) go(a.latest); else recheck(a);
+    if (a.latest) go(a.latest); else if (!a.es) recheck(a);
   }
 
   function leaveRoom(msg) {
@@ -317,13 +359,12 @@
     var a = audience;
     if (a) {
       var cur = baseOf(stateURL());
-      if (a.nav && baseOf(a.nav) !== cur) { render(); return; } // wait for our own navigation
-      var ours = !!a.nav;
-      a.nav = null;
-      clearTimeout(a.navTimer);
-      if (a.mode === "following" && a.latest && cur !== a.latest) {
-        if (ours) go(a.latest); // the presenter moved on while we navigated
-        else if (cur) setMode("exploring"); // the student stepped away
+      if (a.nav && baseOf(a.nav) === cur) { // our own navigation
+        a.nav = null;
+        clearTimeout(a.navTimer);
+        catchUp(); // the presenter may have moved on meanwhile
+      } else if (a.mode === "following" && a.latest && cur && cur !== a.latest) {
+        setMode("exploring"); // a swap we did not ask for: the student stepped away
       }
     }
     publish();
@@ -469,8 +510,15 @@
   });
 
   document.addEventListener("ctxsim:swapped", settle);
+  // The network is back: do not wait for the stream's next retry.
   window.addEventListener("online", function () {
-    if (audience && !audience.es) recheck(audience);
+    var a = audience;
+    if (a && !(a.es && a.es.readyState === EventSource.OPEN)) {
+      if (a.es) { a.es.close(); a.es = null; }
+      clearTimeout(a.timer);
+      a.timer = 0;
+      recheck(a);
+    }
     if (presenter) { presenter.dirty = true; publish(); }
   });
   window.addEventListener("pageshow", function (e) {

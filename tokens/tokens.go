@@ -4,7 +4,10 @@ package tokens
 
 import (
 	"fmt"
+	"runtime"
+	"strings"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/pkoukk/tiktoken-go"
 	tiktoken_loader "github.com/pkoukk/tiktoken-go-loader"
@@ -13,8 +16,10 @@ import (
 // Encoding is the tokenizer the lessons count excerpts with.
 const Encoding = "o200k_base"
 
-// MaxText caps what Count encodes: tiktoken is quadratic on long runs of one
-// character, and lesson texts are far shorter.
+// MaxText caps what Count encodes in one piece: tiktoken is quadratic on
+// long runs of one character. A longer text is counted in pieces cut where
+// no token can cross (see split); a run longer than MaxText with no such
+// place is counted up to MaxText.
 const MaxText = 64 << 10
 
 // Counter counts tokens of texts and remembers each count, so a text shown on
@@ -41,11 +46,72 @@ func (c *Counter) Count(text string) int {
 	if n, ok := c.memo.Load(text); ok {
 		return n.(int)
 	}
-	t := text
-	if len(t) > MaxText {
-		t = t[:MaxText]
-	}
-	n := len(c.enc.Encode(t, nil, nil))
+	n := c.count(text, MaxText)
 	c.memo.Store(text, n)
 	return n
+}
+
+// count encodes text in pieces of at most max bytes.
+func (c *Counter) count(text string, max int) int {
+	n := 0
+	for _, t := range split(text, max) {
+		n += len(c.enc.Encode(t, nil, nil))
+	}
+	return n
+}
+
+// CountAll counts texts on as many goroutines as there are CPUs, so that
+// later Counts of them are lookups.
+func (c *Counter) CountAll(texts []string) {
+	next := make(chan string)
+	var wg sync.WaitGroup
+	for range runtime.GOMAXPROCS(0) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for t := range next {
+				c.Count(t)
+			}
+		}()
+	}
+	for _, t := range texts {
+		next <- t
+	}
+	close(next)
+	wg.Wait()
+}
+
+// split cuts text into pieces of at most max bytes where the o200k_base
+// pre-tokenizer starts a new piece whatever surrounds it: after a newline
+// that a character other than white space or '/' follows (no pattern of
+// the encoding runs a newline into such a character: a run of newlines,
+// or of punctuation followed by newlines and slashes, ends at it). A stretch longer than max
+// with no such place is cut at max, on a rune boundary.
+func split(text string, max int) []string {
+	var out []string
+	for len(text) > max {
+		cut := strings.LastIndexFunc(text[:max], func(r rune) bool { return r == '\n' })
+		for cut >= 0 && (cut+1 >= len(text) || isSpace(text[cut+1]) || text[cut+1] == '/') {
+			cut = strings.LastIndexByte(text[:cut], '\n')
+		}
+		if cut < 0 {
+			out = append(out, truncate(text, max))
+			return out
+		}
+		out = append(out, text[:cut+1])
+		text = text[cut+1:]
+	}
+	return append(out, text)
+}
+
+func isSpace(b byte) bool {
+	return b == ' ' || b == '\t' || b == '\n' || b == '\r' || b == '\v' || b == '\f'
+}
+
+// truncate keeps at most max bytes of s, on a rune boundary.
+func truncate(s string, max int) string {
+	for max > 0 && !utf8.RuneStart(s[max]) {
+		max--
+	}
+	return s[:max]
 }

@@ -10,6 +10,10 @@ type Assets struct {
 	Room     string // room.js: presenter rooms and audience follow
 	Messages string // the catalog's js. messages for the scripts
 	WithRoom bool   // the page links room.js itself (the presenter view)
+	// Static marks a page of a static copy (ctxsim export): no rooms, and
+	// controls that need the server are replaced by notes.
+	Static bool
+	CSP    string // the Content-Security-Policy a static page carries in a meta tag
 }
 
 // Link is a labelled URL.
@@ -73,6 +77,9 @@ type LessonPage struct {
 	Panels     []Panel // panels of figures beside the window (cache, cost, counters)
 	Notes      []Panel // panels of prose, read after the narration (a decision's recorded outcomes)
 	Nav        Nav
+	// ServerOnly says, in a static copy, which values of the modes need the
+	// server (a threshold typed into the URL); empty otherwise.
+	ServerOnly string
 }
 
 // Panel is a card in the side column: a title, rows of figures, a note and
@@ -101,7 +108,9 @@ type ModeGroup struct {
 	Options []ModeOption
 }
 
-// ModeOption is one choice of a ModeGroup, a plain link to the state it selects.
+// ModeOption is one choice of a ModeGroup, a plain link to the state it
+// selects; without a URL (a comparison a static copy does not hold) it is
+// shown disabled.
 type ModeOption struct {
 	Value  string // the parameter's value in the URL
 	Label  string
@@ -232,6 +241,10 @@ type StepBar struct {
 	Label   string // "Step 3 of 14"
 	Jump    bool   // the track leaves steps out: offer a field to go to any step
 	JumpURL string // the form's action (this state); ?step=N goes there
+	// JumpTemplate is, in a static copy, the URL of any step with {step}
+	// for its number: the page script goes there, as no server redirects
+	// ?step=N.
+	JumpTemplate string
 }
 
 // Tick is one step on the progress track.
@@ -251,7 +264,8 @@ type AboutSection struct {
 	Body     string
 }
 
-// QuickMode is a numbered policy a presenter switches to with a digit key.
+// QuickMode is a numbered policy a presenter switches to with a digit key;
+// without a URL (a comparison a static copy does not hold) it is disabled.
 type QuickMode struct {
 	Key    int
 	Label  string
@@ -303,6 +317,9 @@ type ComparePage struct {
 	View     CompareView
 	Steps    StepBar
 	Nav      Nav
+	// ServerOnly says, in a static copy, which comparisons need the server;
+	// empty otherwise.
+	ServerOnly string
 }
 
 // PresentPage is the projector view of a state (or of a comparison).

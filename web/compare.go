@@ -6,6 +6,22 @@ import (
 	"ctxsim/sim"
 )
 
+// timeline is alignRuns of two runs. Those of two preset runs are kept: a
+// comparison's page links to the timelines of every mode option on both
+// sides, and its neighbours link to the same ones.
+func (s *Server) timeline(ra, rb *sim.Replay) []pair {
+	if !s.presetRuns[ra] || !s.presetRuns[rb] {
+		return alignRuns(ra.Frames, rb.Frames)
+	}
+	k := [2]*sim.Replay{ra, rb}
+	if tl, ok := s.timelines.Load(k); ok {
+		return tl.([]pair)
+	}
+	tl := alignRuns(ra.Frames, rb.Frames)
+	s.timelines.Store(k, tl)
+	return tl
+}
+
 // pair is one position of a compared timeline: the frame (0-based index)
 // each side shows there.
 type pair struct{ a, b int }

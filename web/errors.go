@@ -2,6 +2,7 @@ package web
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"log/slog"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"ctxsim/roomstore"
 	"ctxsim/sim"
 	"ctxsim/views"
 )
@@ -25,11 +27,12 @@ const (
 	NotFound                // no such lesson, page or room: 404
 	Forbidden               // a room's key does not match: 403
 	Unavailable             // full for now: 503 with Retry-After
+	TooMany                 // over a client's limit: 429 with Retry-After
 )
 
 var statusOf = map[Code]int{
 	Internal: http.StatusInternalServerError, Invalid: http.StatusBadRequest, NotFound: http.StatusNotFound,
-	Forbidden: http.StatusForbidden, Unavailable: http.StatusServiceUnavailable,
+	Forbidden: http.StatusForbidden, Unavailable: http.StatusServiceUnavailable, TooMany: http.StatusTooManyRequests,
 }
 
 // Error is every error a handler returns on purpose: pages, the frames API
@@ -39,6 +42,8 @@ type Error struct {
 	Param   string // the bad parameter (Invalid)
 	Allowed string // what it allows (Invalid)
 	Msg     string // for the user; a 500 never shows its cause
+	// RetryAfter is the Retry-After of a 503 or 429, in seconds: 60 when 0.
+	RetryAfter int
 }
 
 // Error is the message a user sees.
@@ -74,12 +79,14 @@ func classify(err error) *Error {
 			allowed += " (missing from the policy segment)"
 		}
 		return badParam(pe.Param, allowed).(*Error)
-	case errors.Is(err, ErrNoRoom):
-		return &Error{Code: NotFound, Msg: err.Error()}
-	case errors.Is(err, ErrRoomKey):
-		return &Error{Code: Forbidden, Param: "key", Msg: ErrRoomKey.Error()}
-	case errors.Is(err, ErrRoomsFull):
+	case errors.Is(err, roomstore.ErrNoRoom):
+		return &Error{Code: NotFound, Msg: roomstore.ErrNoRoom.Error()}
+	case errors.Is(err, roomstore.ErrRoomKey):
+		return &Error{Code: Forbidden, Param: "key", Msg: roomstore.ErrRoomKey.Error()}
+	case errors.Is(err, roomstore.ErrRoomsFull):
 		return &Error{Code: Unavailable, Msg: "too many open rooms, try again later"}
+	case errors.Is(err, roomstore.ErrUnavailable):
+		return &Error{Code: Unavailable, Msg: "rooms are unavailable for a moment, try again", RetryAfter: 2}
 	case errors.As(err, &he):
 		switch he.Code {
 		case http.StatusNotFound:
@@ -115,8 +122,8 @@ func (s *Server) handleError(err error, c echo.Context) {
 		s.log.Error("request failed", "path", c.Request().URL.Path, "err", err)
 	}
 	h := c.Response().Header()
-	if e.Code == Unavailable {
-		h.Set("Retry-After", "60")
+	if e.Code == Unavailable || e.Code == TooMany {
+		h.Set("Retry-After", strconv.Itoa(cmp.Or(e.RetryAfter, 60)))
 	}
 	head := c.Request().Method == http.MethodHead // same headers as GET, no body
 	body := errorBody{Error: e.Msg, Param: e.Param, Allowed: e.Allowed}

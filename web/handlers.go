@@ -117,7 +117,7 @@ func (s *Server) redirectStep(c echo.Context, l *scenarios.Lesson, st State, v [
 		if err != nil {
 			return err
 		}
-		n = len(alignRuns(ra.Frames, rb.Frames))
+		n = len(s.timeline(ra, rb))
 	}
 	if len(v) != 1 {
 		return badParam("step", fmt.Sprintf("an integer from 1 to %d", n))
@@ -139,11 +139,11 @@ func (s *Server) redirectQuery(c echo.Context, l *scenarios.Lesson, st State, q 
 	if err != nil {
 		return err
 	}
-	to, err := s.run(l, np)
+	to, err := s.outline(l, np)
 	if err != nil {
 		return err
 	}
-	st.Policy, st.Step = np, alignStep(ra.Frames, ra.Frames[st.Step-1], to.Frames)
+	st.Policy, st.Step = np, alignStep(ra.Frames, ra.Frames[st.Step-1], to)
 	return c.Redirect(http.StatusFound, LessonURL(st))
 }
 

@@ -3,6 +3,7 @@ package web
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"html"
 	"net/http"
 	"net/http/httptest"
@@ -44,20 +45,32 @@ var importedServer = sync.OnceValues(func() (*Server, error) {
 		return nil, err
 	}
 	f.Close()
+	// Several model responses to a step, and requests refused inside a
+	// step: the narration names only the blocks each frame has seen.
+	grouped := filepath.Join(dir, "grouped.jsonl")
+	if f, err = os.Create(grouped); err != nil {
+		return nil, err
+	}
+	if _, err := synth.Write(f, synth.Options{Turns: 6, Rounds: 6, CompactEvery: 3, ResultChars: 1500, Seed: 7}); err != nil {
+		return nil, err
+	}
+	f.Close()
 	lessons := dir + "/lessons"
 	for _, in := range []struct {
 		path   string
 		window int
+		steps  int
 	}{
-		{"../transcript/testdata/cc_compaction.jsonl", 0},
-		{"../transcript/testdata/oa_tools.json", 0},
-		{synthetic, 6000},
+		{"../transcript/testdata/cc_compaction.jsonl", 0, 0},
+		{"../transcript/testdata/oa_tools.json", 0, 0},
+		{synthetic, 6000, 0},
+		{grouped, 6000, 12},
 	} {
 		s, err := transcript.Read(in.path, transcript.Options{Redact: true, Home: "/home/alice"})
 		if err != nil {
 			return nil, err
 		}
-		if _, err := importer.Write(context.Background(), s, importer.Options{Dir: lessons, Window: in.window, Redacted: true,
+		if _, err := importer.Write(context.Background(), s, importer.Options{Dir: lessons, Window: in.window, MaxSteps: in.steps, Redacted: true,
 			Now: time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC), Tokens: base.Tokens}); err != nil {
 			return nil, err
 		}
@@ -69,7 +82,7 @@ var importedServer = sync.OnceValues(func() (*Server, error) {
 	return New(Config{Lessons: append(append([]*scenarios.Lesson{}, base.Lessons...), extra...), Tokens: base.Tokens})
 })
 
-var importedIDs = []string{"session-cc-compaction", "session-oa-tools", "session-synthetic"}
+var importedIDs = []string{"session-cc-compaction", "session-oa-tools", "session-synthetic", "session-grouped"}
 
 // TestImportedLessons: an imported session is a lesson like any other.
 // Every state of every preset policy serves, in both languages, in the
@@ -212,4 +225,40 @@ func missingKey(page string) string {
 		}
 	}
 	return ""
+}
+
+// TestLongSession: a lesson whose default run is long is prepared under
+// its default policy only; every other preset still serves, replayed on
+// demand, and the box keeps the largest room below it.
+func TestLongSession(t *testing.T) {
+	s0, err := importedServer()
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := s0.lessons.byID["session-grouped"]
+	s, err := New(Config{Lessons: []*scenarios.Lesson{l}, Tokens: s0.tok, LongRun: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(s.presets) != 1 {
+		t.Errorf("%d preset runs kept from start-up; want 1 (the default)", len(s.presets))
+	}
+	if _, ok := s.presets[runKey{l.ID, l.DefaultPolicy()}]; !ok {
+		t.Errorf("the default run is not kept")
+	}
+	if got, want := s.reserve[l.ID], 30*boxHeight/100.0; got != want {
+		t.Errorf("reserve %v; want the largest class %v", got, want)
+	}
+	h := s.Handler()
+	for _, p := range l.PresetPolicies() {
+		r, err := sim.Run(l.Lesson, p, s.tok)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := len(r.Frames)
+		page := getOK(t, h, LessonURL(State{Lang: "en", Lesson: l.ID, Policy: p, Step: n}))
+		if want := fmt.Sprintf("Step %d of %d", n, n); !strings.Contains(page, want) {
+			t.Errorf("%s: the last page does not say %q", p, want)
+		}
+	}
 }

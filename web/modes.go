@@ -55,12 +55,12 @@ func (s *Server) modeURL(in pageInput, cur sim.Frame, p sim.Policy, name, value 
 		}
 		return LessonURL(st) + "?" + url.Values{name: {value}}.Encode(), nil
 	}
-	r, err := s.run(in.lesson, p)
+	frames, err := s.outline(in.lesson, p)
 	if err != nil {
 		return "", err
 	}
 	to := st
-	to.Policy, to.Step = p, alignStep(in.run.Frames, cur, r.Frames)
+	to.Policy, to.Step = p, alignStep(in.run.Frames, cur, frames)
 	return LessonURL(to), nil
 }
 
@@ -151,6 +151,9 @@ func (s *Server) stepsOver(in pageInput, n int, at func(i int) (*frameView, bool
 	}
 	shown := ticksShown(n, st.Step-1, func(i int) bool { _, d := at(i); return d })
 	b.Jump, b.JumpURL = len(shown) < n, url(st.Step)
+	if b.Jump && s.export {
+		b.JumpTemplate = stateURL(st, "{step}")
+	}
 	prev := -1
 	for _, i := range shown {
 		if prev >= 0 && i > prev+1 {
@@ -159,7 +162,7 @@ func (s *Server) stepsOver(in pageInput, n int, at func(i int) (*frameView, bool
 		v, decisive := at(i)
 		b.Ticks = append(b.Ticks, views.Tick{
 			URL: url(i + 1), Current: i+1 == st.Step, Done: i+1 < st.Step, Decisive: decisive,
-			Title: itoa(i+1) + " · " + v.headline(),
+			Title: itoa(i+1) + " · " + s.headlineOf(v),
 		})
 		prev = i
 	}

@@ -32,6 +32,21 @@ const (
 	defaultReplayCacheRuns = 256      // replays of typed policies; a typed-threshold page needs ~7
 )
 
+// outline is the frames of a run with only their step, kind and trace
+// step.
+type outline struct{ frames []sim.Frame }
+
+// outlineRuns bounds the outlines of runs kept (a few KB each).
+const outlineRuns = 4096
+
+// runBlocks is how many blocks (over all frames) count as one run in the
+// replay cache: a shipped lesson's replay holds fewer, a long imported
+// session's many times more.
+const runBlocks = 2000
+
+// replayCost is what r weighs in the replay cache, in runs.
+func replayCost(r *sim.Replay) int64 { return int64(max(1, frameBlocks(r)/runBlocks)) }
+
 // Compression levels of kept pages. Each page is compressed once per
 // coding while its first visitor waits, so the levels are the fast end of
 // the good ratios: gzip 6 is what the gzip middleware used before; brotli 5
@@ -47,8 +62,10 @@ const (
 type caches struct {
 	pages   *lru[*body]
 	replays *lru[*sim.Replay]
-	zip     *compressor // encodings of kept pages
-	bufs    sync.Pool   // *bytes.Buffer to render into
+	// outlines are the frames of runs without their contents, by policy.
+	outlines *lru[*outline]
+	zip      *compressor // encodings of kept pages
+	bufs     sync.Pool   // *bytes.Buffer to render into
 }
 
 // newCaches sizes the caches from cfg: 0 means the default, a negative
@@ -61,7 +78,7 @@ func newCaches(cfg Config) *caches {
 	if runs == 0 {
 		runs = defaultReplayCacheRuns
 	}
-	return &caches{pages: newLRU[*body](pages), replays: newLRU[*sim.Replay](runs),
+	return &caches{pages: newLRU[*body](pages), replays: newLRU[*sim.Replay](runs), outlines: newLRU[*outline](outlineRuns),
 		zip: newCompressor(pageGzipLevel, pageBrQuality)}
 }
 

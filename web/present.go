@@ -23,13 +23,14 @@ func (s *Server) lessonPage(in pageInput) (views.LessonPage, error) {
 	if p.Modes, err = s.modes(in); err != nil {
 		return p, err
 	}
+	p.ServerOnly = s.serverOnlyValues(in.lesson.Lesson, p.UI)
 	p.Nav, err = s.navOf(in, in.state.Step-1)
 	return p, err
 }
 
 // statePage builds what one state shows, without the controls that lead to
 // other states (modes, view links): the window, memory, panels, narration
-// and steps. Comparisons and handouts need only this.
+// and steps. Handouts need only this.
 func (s *Server) statePage(in pageInput) (views.LessonPage, error) {
 	l, st := in.lesson, in.state
 	v := newFrameView(l, st.Policy, in.run, st.Step-1, s.cat.For(st.Lang))
@@ -107,7 +108,7 @@ func (s *Server) secondWindow(v *frameView, p *views.LessonPage) {
 	}
 	sv := *v
 	sv.f = &sf
-	w := s.windowView(&sv)
+	w := s.drawFrame(&sv) // drawn anew: a static copy keeps each frame's first window only
 	w.Title, w.BlockHook = v.ui.T(label), "second-block"
 	if sw := v.f.Second; sw == nil {
 		w.Empty = v.ui.T("ui.second-idle")
@@ -121,8 +122,8 @@ func (s *Server) secondWindow(v *frameView, p *views.LessonPage) {
 	p.Second = &w
 }
 
-// windowView draws a frame's window to scale.
-func (s *Server) windowView(v *frameView) views.Window {
+// drawFrame draws a frame's window to scale.
+func (s *Server) drawFrame(v *frameView) views.Window {
 	l, f := v.l, v.f
 	w := views.Window{
 		BlockHook:  "block",

@@ -1,36 +1,46 @@
 package web
 
-// Rooms: a presenter opens a room and gets a short code; anyone who opens
-// /join/CODE follows the presenter's state live over Server-Sent Events.
-// static/room.js is the browser side. A room holds only the presenter's
-// current state URL, so after a network drop or a restart the presenter
-// page re-publishes it and the audience lands on it again.
+// Rooms: a presenter opens a room and gets a short random code; anyone who
+// opens /join/CODE follows the presenter's state live over Server-Sent
+// Events. static/room.js is the browser side. A room holds only the
+// presenter's current state URL, in a roomstore.Store: in this process's
+// memory (rooms end with the process) or in NATS (rooms outlive a server
+// restart and are shared by every server on that NATS). The presenter's
+// key is only compared with what the store holds: no request can take a
+// code that is not its own.
 
 import (
 	"context"
 	"encoding/json"
 	"errors"
 	"io"
+	"log/slog"
 	"net"
 	"net/http"
+	"net/netip"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/labstack/echo/v4"
+
+	"ctxsim/roomstore"
 )
 
 const (
-	roomTTL       = 2 * time.Hour    // a room with nobody attached expires this long after its last publish or subscriber
-	roomLimit     = 10_000           // live rooms per process
 	roomHeartbeat = 15 * time.Second // an SSE comment keeps proxies and NAT tables from dropping a quiet stream
 	roomRetryMS   = "1000"           // EventSource reconnect delay after a drop, in ms
 	roomWriteWait = 10 * time.Second // one event write: a client that takes longer is dropped
+	roomReport    = time.Minute      // how often refused requests are summed up in the log
 )
 
 // newRooms is the room service over store. Its routes are in routes.go.
-func (s *Server) newRooms(store RoomStore) *roomService {
-	rs := &roomService{s: s, store: store, heartbeat: roomHeartbeat, shutdowns: map[*http.Server]chan struct{}{}, lan: lanAddrs}
+func (s *Server) newRooms(store roomstore.Store, lim RoomLimits, trusted []netip.Prefix) *roomService {
+	lim = lim.orDefaults()
+	rs := &roomService{s: s, store: store, heartbeat: roomHeartbeat, shutdowns: map[*http.Server]chan struct{}{}, lan: lanAddrs,
+		creates: newRateLimiter(lim.CreateBurst, lim.CreateEvery, time.Now), streams: newStreamGate(lim.Streams, lim.ClientStreams),
+		trusted: trusted}
 	if len(s.lessons.list) > 0 {
 		l := s.lessons.list[0]
 		rs.example = LessonURL(State{Lang: "en", Lesson: l.ID, Policy: l.DefaultPolicy(), Step: 1})
@@ -40,14 +50,71 @@ func (s *Server) newRooms(store RoomStore) *roomService {
 
 type roomService struct {
 	s         *Server
-	store     RoomStore
+	store     roomstore.Store
 	heartbeat time.Duration
 	example   string // a state URL, for error messages
 	// lan lists this machine's addresses a classroom may reach it on.
-	lan func() []net.IP
+	lan     func() []net.IP
+	creates *rateLimiter   // POST /rooms per client
+	streams *streamGate    // open event streams
+	trusted []netip.Prefix // proxies whose X-Forwarded-* headers count
+	refused refusals
 
 	mu        sync.Mutex
 	shutdowns map[*http.Server]chan struct{} // closed when that server shuts down
+}
+
+// reportRefusals logs the refusals of each interval until ctx ends, and
+// once more then.
+func (rs *roomService) reportRefusals(ctx context.Context, every time.Duration, log *slog.Logger) {
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			rs.refused.report(log)
+			return
+		case <-t.C:
+			rs.refused.report(log)
+		}
+	}
+}
+
+// refuse counts a refusal and returns err.
+func (rs *roomService) refuse(reason string, err error) error {
+	rs.refused.add(reason)
+	return err
+}
+
+// fromTrustedProxy reports whether the request's peer is a trusted proxy.
+func (rs *roomService) fromTrustedProxy(r *http.Request) bool {
+	host, _, err := net.SplitHostPort(r.RemoteAddr)
+	if err != nil {
+		return false
+	}
+	a, err := netip.ParseAddr(host)
+	if err != nil {
+		return false
+	}
+	for _, p := range rs.trusted {
+		if p.Contains(a.Unmap()) {
+			return true
+		}
+	}
+	return false
+}
+
+// checkOrigin refuses a room change asked by another site's page.
+func (rs *roomService) checkOrigin(c echo.Context) error {
+	r := c.Request()
+	fwd := ""
+	if rs.fromTrustedProxy(r) {
+		fwd = r.Header.Get("X-Forwarded-Host")
+	}
+	if !sameOrigin(r, fwd) {
+		return rs.refuse(refusedCrossSite, &Error{Code: Forbidden, Param: "origin", Msg: "rooms are opened and changed from this site's own pages only"})
+	}
+	return nil
 }
 
 // roomJSON is a room in the API. Key is only ever sent to its creator.
@@ -60,6 +127,9 @@ type roomJSON struct {
 	// where the server answers too. The presenter picks the one to show.
 	JoinURLs []string `json:"join_urls,omitempty"`
 	State    string   `json:"state"`
+	// Seq counts the room's publishes: the event id of State on the
+	// room's event stream.
+	Seq uint64 `json:"seq,omitempty"`
 }
 
 // roomRequest is the body of POST, PUT and DELETE /rooms.
@@ -69,9 +139,9 @@ type roomRequest struct {
 }
 
 func roomCodeParam(c echo.Context) (string, error) {
-	code, ok := parseRoomCode(c.Param("code"))
+	code, ok := roomstore.ParseCode(c.Param("code"))
 	if !ok {
-		return "", badParam("code", "6 characters of "+roomAlphabet)
+		return "", badParam("code", "6 characters of "+roomstore.Alphabet)
 	}
 	return code, nil
 }
@@ -86,7 +156,7 @@ func readRoomRequest(c echo.Context, in *roomRequest, optional bool) error {
 }
 
 func roomKeyParam(k string) error {
-	if !validRoomKey(k) {
+	if !roomstore.ValidKey(k) {
 		return badParam("key", "the 32 hex digits that POST /rooms returned")
 	}
 	return nil
@@ -110,8 +180,13 @@ func (rs *roomService) checkState(v string) (string, error) {
 	return LessonURL(st), nil
 }
 
+// create opens a room: same-origin requests only, a few per client, and
+// none while the room table is full.
 func (rs *roomService) create(c echo.Context) error {
 	ctx := c.Request().Context()
+	if err := rs.checkOrigin(c); err != nil {
+		return err
+	}
 	var in roomRequest
 	if err := readRoomRequest(c, &in, true); err != nil {
 		return err
@@ -123,20 +198,25 @@ func (rs *roomService) create(c echo.Context) error {
 			return err
 		}
 	}
+	if ok, wait := rs.creates.allow(clientOf(c)); !ok {
+		return rs.refuse(refusedCreateRate, &Error{Code: TooMany, Msg: "too many rooms opened from this address, try again later",
+			RetryAfter: int(wait.Seconds()) + 1})
+	}
 	code, key, err := rs.store.Create(ctx)
 	if err != nil {
-		return err
+		return rs.storeErr(err)
 	}
+	var st roomstore.State
 	if state != "" {
-		if err := rs.store.Publish(ctx, code, key, state); err != nil {
-			return err
+		if st, err = rs.store.Publish(ctx, code, key, state); err != nil {
+			return rs.storeErr(err)
 		}
 	}
 	h := c.Response().Header()
 	h.Set("Cache-Control", "no-store")
 	h.Set("Location", "/rooms/"+code)
 	urls := rs.joinURLs(c, code)
-	return c.JSON(http.StatusCreated, roomJSON{Code: code, Key: key, JoinURL: urls[0], JoinURLs: urls, State: state})
+	return c.JSON(http.StatusCreated, roomJSON{Code: code, Key: key, JoinURL: urls[0], JoinURLs: urls, State: st.URL, Seq: st.Seq})
 }
 
 // joinURLs are the addresses an audience can join a room from: the one
@@ -203,12 +283,12 @@ func (rs *roomService) current(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	state, err := rs.store.Current(c.Request().Context(), code)
+	st, err := rs.store.Current(c.Request().Context(), code)
 	if err != nil {
-		return err
+		return rs.storeErr(err)
 	}
 	c.Response().Header().Set("Cache-Control", "no-store")
-	return c.JSON(http.StatusOK, roomJSON{Code: code, State: state})
+	return c.JSON(http.StatusOK, roomJSON{Code: code, State: st.URL, Seq: st.Seq})
 }
 
 // keyedRequest reads the room code and a presenter's request, which must
@@ -225,8 +305,13 @@ func keyedRequest(c echo.Context) (string, roomRequest, error) {
 	return code, in, roomKeyParam(in.Key)
 }
 
+// publish sets the room's state. A room that is gone (closed, expired, or
+// ended with the process that held it) stays gone: 404.
 func (rs *roomService) publish(c echo.Context) error {
 	ctx := c.Request().Context()
+	if err := rs.checkOrigin(c); err != nil {
+		return err
+	}
 	code, in, err := keyedRequest(c)
 	if err != nil {
 		return err
@@ -235,20 +320,24 @@ func (rs *roomService) publish(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	if err := rs.store.Ensure(ctx, code, in.Key, state); err != nil {
-		return err
+	st, err := rs.store.Publish(ctx, code, in.Key, state)
+	if err != nil {
+		return rs.storeErr(err)
 	}
 	c.Response().Header().Set("Cache-Control", "no-store")
-	return c.JSON(http.StatusOK, roomJSON{Code: code, State: state})
+	return c.JSON(http.StatusOK, roomJSON{Code: code, State: st.URL, Seq: st.Seq})
 }
 
 func (rs *roomService) close(c echo.Context) error {
+	if err := rs.checkOrigin(c); err != nil {
+		return err
+	}
 	code, in, err := keyedRequest(c)
 	if err != nil {
 		return err
 	}
 	if err := rs.store.Close(c.Request().Context(), code, in.Key); err != nil {
-		return err
+		return rs.storeErr(err)
 	}
 	return c.NoContent(http.StatusNoContent)
 }
@@ -260,12 +349,13 @@ func (rs *roomService) join(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	state, err := rs.store.Current(c.Request().Context(), code)
-	if errors.Is(err, ErrNoRoom) {
+	st, err := rs.store.Current(c.Request().Context(), code)
+	if errors.Is(err, roomstore.ErrNoRoom) {
 		return notFound("room " + quote(code))
 	} else if err != nil {
-		return err
+		return rs.storeErr(err)
 	}
+	state := st.URL
 	if state == "" {
 		state = "/" // the presenter has not shown a lesson yet: wait on the index
 	}
@@ -279,21 +369,43 @@ func isEventStream(path string) bool {
 	return strings.HasPrefix(path, "/rooms/") && strings.HasSuffix(path, "/events")
 }
 
-// events streams the room's states: the current one first, then one event
-// per publish, a comment every heartbeat, and "closed" when the presenter
-// ends the room. On a server shutdown the stream just ends, so clients
-// reconnect (retry: 1000) to the next server.
+// storeErr counts the store's refusals (full, unavailable) and returns err.
+func (rs *roomService) storeErr(err error) error {
+	switch {
+	case errors.Is(err, roomstore.ErrRoomsFull):
+		rs.refused.add(refusedRoomsFull)
+	case errors.Is(err, roomstore.ErrUnavailable):
+		rs.refused.add(refusedUnavailable)
+	}
+	return err
+}
+
+// streamRetryAfter is the Retry-After of a refused event stream, in seconds.
+const streamRetryAfter = 10
+
+// events streams the room's states: the current one first (unless the
+// client says, with Last-Event-ID, that it has it), then one event per
+// publish, each with its id, a comment every heartbeat, and "closed" when
+// the presenter ends the room. On a server shutdown the stream just ends,
+// so clients reconnect (retry: 1000) to the next server. Streams are
+// capped per client and in total: 429 with Retry-After.
 func (rs *roomService) events(c echo.Context) error {
 	code, err := roomCodeParam(c)
 	if err != nil {
 		return err
 	}
+	release, reason := rs.streams.acquire(clientOf(c))
+	if reason != "" {
+		return rs.refuse(reason, &Error{Code: TooMany, Msg: "too many open event streams, try again later", RetryAfter: streamRetryAfter})
+	}
+	defer release()
 	ctx, cancel := context.WithCancel(c.Request().Context())
 	defer cancel()
 	states, err := rs.store.Subscribe(ctx, code)
 	if err != nil {
-		return err
+		return rs.storeErr(err)
 	}
+	have, _ := strconv.ParseUint(c.Request().Header.Get("Last-Event-ID"), 10, 64)
 	res := c.Response()
 	rc := http.NewResponseController(res)
 	// The server's WriteTimeout (30 s) is meant for pages and would cut the
@@ -320,14 +432,17 @@ func (rs *roomService) events(c echo.Context) error {
 	shutdown := rs.shutdownSignal(c.Request())
 	for {
 		select {
-		case state, ok := <-states:
+		case st, ok := <-states:
 			if !ok {
 				if ctx.Err() == nil {
 					send("event: closed\ndata: " + code + "\n\n")
 				}
 				return nil
 			}
-			if !send("event: state\ndata: " + state + "\n\n") {
+			if st.Seq == have {
+				continue // the client had it when it reconnected
+			}
+			if !send("id: " + strconv.FormatUint(st.Seq, 10) + "\nevent: state\ndata: " + st.URL + "\n\n") {
 				return nil
 			}
 		case <-beat.C:

@@ -1,18 +1,22 @@
 package web
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"log/slog"
 	"net"
 	"net/http"
+	"net/netip"
+	"sync"
 	"time"
 
 	"github.com/labstack/echo/v4"
 	"github.com/labstack/echo/v4/middleware"
 
 	"ctxsim/catalog"
+	"ctxsim/roomstore"
 	"ctxsim/scenarios"
 	"ctxsim/sim"
 )
@@ -23,14 +27,32 @@ type Config struct {
 	Tokens  sim.Tokenizer // counts texts; shared, safe for concurrent use
 	Log     *slog.Logger
 	Catalog *catalog.Catalog // the page's words; the built-in catalog when nil
-	Rooms   RoomStore        // where rooms live; in memory when nil
+	Rooms   roomstore.Store  // where rooms live; in memory (DefaultLimits) when nil
+	// RoomLimits bound clients' rooms and event streams; zero fields take
+	// DefaultRoomLimits.
+	RoomLimits RoomLimits
+	// TrustedProxies are the proxies whose X-Forwarded-For names the
+	// client (for per-client limits) and whose X-Forwarded-Host counts as
+	// this site (same-origin check). None by default: the peer address is
+	// the client.
+	TrustedProxies []netip.Prefix
 
 	// PageCacheBytes bounds the rendered pages kept in memory, with their
 	// compressed encodings: 64 MiB when 0, nothing kept when negative.
 	PageCacheBytes int64
-	// ReplayCacheRuns bounds how many replays of non-preset policies are
-	// kept (preset runs are always kept): 256 when 0, none when negative.
+	// ReplayCacheRuns bounds how many replays of non-preset policies (and
+	// of presets too large to keep from start-up) are kept, a replay
+	// counting one run per 2,000 blocks its frames hold: 256 when 0, none
+	// when negative.
 	ReplayCacheRuns int
+	// LongRun is the blocks (over all frames) of a lesson's default run
+	// past which the lesson is a long session, prepared at start-up under
+	// its default policy only: 100,000 when 0.
+	LongRun int
+	// Static renders pages for a static copy (ctxsim export, package
+	// export): no rooms, the CSP in a meta tag, notes where a control needs
+	// the server, and only the comparisons a static copy holds (Site).
+	Static bool
 }
 
 // Server serves the lessons. It is safe for concurrent use; after New only
@@ -40,14 +62,23 @@ type Server struct {
 	lessons lessonSet
 	tok     sim.Tokenizer
 	cat     *catalog.Catalog
-	presets map[runKey]*sim.Replay // every preset policy, run once at start-up
-	reserve map[string]float64     // per lesson: room below the box for the largest overflow of its preset runs
-	assets  assetSet
-	page500 map[string][]byte // the 500 page per language, rendered at start-up
-	rooms   *roomService
-	log     *slog.Logger
-	caches  *caches         // rendered pages and typed-policy replays (pagecache.go)
-	encoded map[string]bool // route paths whose handlers pick their own content coding
+	presets map[runKey]*sim.Replay // preset policies run at start-up, while they fit presetBlocks
+	// presetKept is the blocks of the kept preset runs.
+	presetKept int
+	longRun    int                // Config.LongRun
+	reserve    map[string]float64 // per lesson: room below the box for the largest overflow of its preset runs
+	assets     assetSet
+	page500    map[string][]byte // the 500 page per language, rendered at start-up
+	rooms      *roomService
+	log        *slog.Logger
+	caches     *caches         // rendered pages and typed-policy replays (pagecache.go)
+	encoded    map[string]bool // route paths whose handlers pick their own content coding
+	export     bool            // pages for a static copy (Config.Static)
+	// presetRuns are the runs in presets; timelines keeps alignRuns of
+	// pairs of them ([2]*sim.Replay → []pair).
+	presetRuns map[*sim.Replay]bool
+	timelines  sync.Map
+	memo       *frameMemo // a static copy's windows and headlines; nil for a live server
 }
 
 type lessonSet struct {
@@ -75,8 +106,10 @@ func New(cfg Config) (*Server, error) {
 		}
 		cfg.Catalog = c
 	}
-	s := &Server{tok: cfg.Tokens, log: cfg.Log, cat: cfg.Catalog, presets: map[runKey]*sim.Replay{}, reserve: map[string]float64{},
-		lessons: lessonSet{byID: map[string]*scenarios.Lesson{}}, caches: newCaches(cfg), encoded: map[string]bool{}}
+	s := &Server{tok: cfg.Tokens, log: cfg.Log, longRun: cmp.Or(cfg.LongRun, defaultLongRun), cat: cfg.Catalog, presets: map[runKey]*sim.Replay{},
+		presetRuns: map[*sim.Replay]bool{}, reserve: map[string]float64{},
+		lessons: lessonSet{byID: map[string]*scenarios.Lesson{}}, caches: newCaches(cfg), encoded: map[string]bool{},
+		export: cfg.Static}
 	for _, l := range cfg.Lessons {
 		if _, dup := s.lessons.byID[l.ID]; dup {
 			return nil, fmt.Errorf("lesson %q is defined twice", l.ID)
@@ -92,40 +125,107 @@ func New(cfg Config) (*Server, error) {
 		return nil, err
 	}
 	s.assets.precompress()
+	if s.export {
+		s.memo = newFrameMemo()
+		s.assets.urls.Static, s.assets.urls.CSP, s.assets.urls.Room = true, MetaContentSecurityPolicy, ""
+	}
 	if err := s.prerender500(); err != nil {
 		return nil, fmt.Errorf("render the 500 page: %w", err)
 	}
 	store := cfg.Rooms
 	if store == nil {
-		store = newMemoryRooms(time.Now, roomTTL, roomLimit)
+		store = roomstore.NewMemory(time.Now, roomstore.DefaultLimits())
 	}
-	s.rooms = s.newRooms(store)
+	s.rooms = s.newRooms(store, cfg.RoomLimits, cfg.TrustedProxies)
 	s.echo = s.newEcho()
 	return s, nil
 }
 
 // prepare runs every preset policy of l, checks that every frame's
 // narration renders in every language, and measures the room below the
-// window box that its largest overflow needs.
+// window box that its largest overflow needs. Runs are kept for the pages
+// while they fit presetBlocks. A long session (its default run alone
+// holds more than longRun blocks) is prepared under its default policy
+// only: its other policies replay on demand through the bounded replay
+// cache, and its box keeps the largest room class below it.
 func (s *Server) prepare(l *scenarios.Lesson) error {
-	for _, p := range l.PresetPolicies() {
-		r, err := sim.Run(l.Lesson, p, s.tok)
+	if c, ok := s.tok.(interface{ CountAll([]string) }); ok {
+		c.CountAll(l.Texts()) // on every CPU; the runs then look counts up
+	}
+	def, err := sim.Run(l.Lesson, l.DefaultPolicy(), s.tok)
+	if err != nil {
+		return fmt.Errorf("run lesson %s: %w", l.ID, err)
+	}
+	if frameBlocks(def) > s.longRun {
+		res, err := s.check(l, l.DefaultPolicy(), def)
 		if err != nil {
 			return fmt.Errorf("run lesson %s: %w", l.ID, err)
 		}
-		s.presets[runKey{l.ID, p}] = r
-		for i, f := range r.Frames {
-			s.warm(f)
-			s.reserve[l.ID] = max(s.reserve[l.ID], reserveOf(l, f))
-			for _, lang := range languages() {
-				if err := s.checkNarration(l, p, r, i, lang); err != nil {
-					return err
-				}
+		s.keep(l, l.DefaultPolicy(), def)
+		s.reserve[l.ID] = reserveFor(max(res, boxHeight))
+		s.log.Info("a long session: policies other than the default replay on demand", "lesson", l.ID, "presets", len(l.PresetPolicies()))
+		return nil
+	}
+	var mu sync.Mutex
+	reserve := 0.0
+	err = sim.RunEach(l.Lesson, l.PresetPolicies(), s.tok, func(_ int, p sim.Policy, r *sim.Replay) error {
+		res, err := s.check(l, p, r)
+		if err != nil {
+			return err
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		reserve = max(reserve, res)
+		s.keep(l, p, r)
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("run lesson %s: %w", l.ID, err)
+	}
+	s.reserve[l.ID] = reserveFor(reserve)
+	return nil
+}
+
+// check renders the narration of every frame of r in every language, and
+// returns the room below the box its largest overflow needs.
+func (s *Server) check(l *scenarios.Lesson, p sim.Policy, r *sim.Replay) (float64, error) {
+	res := 0.0
+	for i, f := range r.Frames {
+		s.warm(f)
+		res = max(res, reserveOf(l, f))
+		for _, lang := range languages() {
+			if err := s.checkNarration(l, p, r, i, lang); err != nil {
+				return 0, err
 			}
 		}
 	}
-	s.reserve[l.ID] = reserveFor(s.reserve[l.ID])
-	return nil
+	return res, nil
+}
+
+// keep keeps a preset run for the pages while the kept runs fit
+// presetBlocks. The caller holds the lock, if several may call at once.
+func (s *Server) keep(l *scenarios.Lesson, p sim.Policy, r *sim.Replay) {
+	if n := frameBlocks(r); s.presetKept+n <= presetBlocks {
+		s.presetKept += n
+		s.presets[runKey{l.ID, p}], s.presetRuns[r] = r, true
+	}
+}
+
+// defaultLongRun is Config.LongRun when 0.
+const defaultLongRun = 100_000
+
+// presetBlocks bounds the blocks (over all frames) of the preset runs kept
+// from start-up: about 150 MB; the shipped lessons hold about 60,000.
+const presetBlocks = 500_000
+
+// frameBlocks is how many blocks the frames of r hold: what a replay costs
+// in memory.
+func frameBlocks(r *sim.Replay) int {
+	n := 0
+	for _, f := range r.Frames {
+		n += len(f.Blocks)
+	}
+	return n
 }
 
 // warm counts every text once now, so pages never wait for the tokenizer.
@@ -151,15 +251,40 @@ func (s *Server) run(l *scenarios.Lesson, p sim.Policy) (*sim.Replay, error) {
 		if err != nil {
 			return nil, 0, fmt.Errorf("run lesson %s under %s: %w", l.ID, p, err)
 		}
-		return r, 1, nil
+		return r, replayCost(r), nil
 	})
+}
+
+// outline returns the frames of l under p with only their step, kind and
+// trace step: what links that keep the point of the trace need. It is
+// kept apart from the run (a long session's run is large; its outline is
+// not), so a page's mode links do not hold or redo every option's run.
+func (s *Server) outline(l *scenarios.Lesson, p sim.Policy) ([]sim.Frame, error) {
+	if r, ok := s.presets[runKey{l.ID, p}]; ok {
+		return r.Frames, nil
+	}
+	o, err := s.caches.outlines.getOrMake(l.ID+"/"+p.String(), func() (*outline, int64, error) {
+		r, err := s.run(l, p)
+		if err != nil {
+			return nil, 0, err
+		}
+		o := &outline{frames: make([]sim.Frame, len(r.Frames))}
+		for i, f := range r.Frames {
+			o.frames[i] = sim.Frame{Step: f.Step, Kind: f.Kind, TraceStep: f.TraceStep}
+		}
+		return o, 1, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return o.frames, nil
 }
 
 func (s *Server) newEcho() *echo.Echo {
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true
 	e.HTTPErrorHandler = s.handleError
-	e.IPExtractor = echo.ExtractIPDirect()
+	e.IPExtractor = ipExtractor(s.rooms.trusted)
 	// A typed or pasted URL with a trailing slash finds its page.
 	e.Pre(middleware.RemoveTrailingSlashWithConfig(middleware.TrailingSlashConfig{RedirectCode: http.StatusMovedPermanently}))
 	e.Use(middleware.Recover())
@@ -177,9 +302,14 @@ func (s *Server) newEcho() *echo.Echo {
 }
 
 // ContentSecurityPolicy allows scripts and styles from this origin only: no
-// inline script, no inline style, no other host.
-const ContentSecurityPolicy = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; " +
-	"connect-src 'self'; font-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
+// inline script, no inline style, no other host; no page may frame ours.
+const ContentSecurityPolicy = MetaContentSecurityPolicy + "; frame-ancestors 'none'"
+
+// MetaContentSecurityPolicy is the policy a page of a static copy carries
+// in a meta tag: browsers ignore frame-ancestors there (and warn about
+// it), so it is left out; a host that reads _headers adds it.
+const MetaContentSecurityPolicy = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; " +
+	"connect-src 'self'; font-src 'self'; base-uri 'none'; form-action 'self'"
 
 // Handler returns the HTTP handler, for tests and for Serve.
 func (s *Server) Handler() http.Handler { return s.echo }
@@ -195,6 +325,9 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 		IdleTimeout:       120 * time.Second,
 		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelWarn),
 	}
+	rctx, stopReports := context.WithCancel(ctx)
+	defer stopReports()
+	go s.rooms.reportRefusals(rctx, roomReport, s.log)
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	select {

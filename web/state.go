@@ -29,12 +29,15 @@ const (
 
 // LessonURL is the canonical path of a lesson state:
 // /{lang}/{lesson}/{policy}[/vs/{policy}]/{step}[/{view}].
-func LessonURL(s State) string {
+func LessonURL(s State) string { return stateURL(s, strconv.Itoa(s.Step)) }
+
+// stateURL is LessonURL with step in place of the step number.
+func stateURL(s State, step string) string {
 	u := "/" + s.Lang + "/" + s.Lesson + "/" + s.Policy.String()
 	if s.Compare != nil {
 		u += "/vs/" + s.Compare.String()
 	}
-	u += "/" + strconv.Itoa(s.Step)
+	u += "/" + step
 	if s.View != "" {
 		u += "/" + s.View
 	}
@@ -107,7 +110,7 @@ func (s *Server) positions(l *scenarios.Lesson, st State) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	return len(alignRuns(ra.Frames, rb.Frames)), nil
+	return len(s.timeline(ra, rb)), nil
 }
 
 func (s *Server) langAndLesson(lang, id string) (string, *scenarios.Lesson, error) {

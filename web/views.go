@@ -79,27 +79,35 @@ func (s *Server) navOf(in pageInput, cur int) (views.Nav, error) {
 		if err != nil {
 			return n, err
 		}
-		pos := timelineAt(alignRuns(frames, rb.Frames), cur)
+		pos := timelineAt(s.timeline(in.run, rb), cur)
 		n.CompareURL = with(func(x *State) { x.Compare, x.Step = &other, pos+1 })
 	}
 	def := l.DefaultPolicy()
 	for i, q := range quick {
 		target := st
-		rq, err := s.run(l, q)
+		rq, err := s.outline(l, q)
 		if err != nil {
 			return n, err
 		}
 		var active bool
 		if st.Compare != nil { // digits change the right-hand side
 			target.Compare = &q
-			target.Step = timelineAt(alignRuns(frames, rq.Frames), cur) + 1
+			if rr, ok := s.presets[runKey{l.ID, q}]; ok {
+				target.Step = timelineAt(s.timeline(in.run, rr), cur) + 1
+			} else {
+				target.Step = timelineAt(alignRuns(frames, rq), cur) + 1
+			}
 			active = q == *st.Compare
 		} else {
 			target.Policy = q
-			target.Step = alignStep(frames, frames[cur], rq.Frames)
+			target.Step = alignStep(frames, frames[cur], rq)
 			active = q == st.Policy
 		}
-		n.QuickModes = append(n.QuickModes, views.QuickMode{Key: i + 1, Label: policyWords(ui, l.Lesson, q, def, true), URL: LessonURL(target), Active: active})
+		qm := views.QuickMode{Key: i + 1, Label: policyWords(ui, l.Lesson, q, def, true), URL: LessonURL(target), Active: active}
+		if !s.linkable(l.Lesson, target) {
+			qm.URL = ""
+		}
+		n.QuickModes = append(n.QuickModes, qm)
 	}
 	return n, nil
 }
@@ -152,23 +160,30 @@ func (s *Server) presentPage(in pageInput) (views.PresentPage, error) {
 		StateURL: LessonURL(normal), Window: lp.Window, Second: lp.Second, Kicker: lp.Narration.Kicker, Memory: lp.Memory,
 		Headline: lp.Narration.Headline, Changes: lp.Narration.Changes, Steps: lp.Steps, Nav: lp.Nav,
 	}
-	pp.Assets.WithRoom = true
+	pp.Assets.WithRoom = !s.export
 	pp.Summary, pp.SummaryPending = spotlight(lp.Window)
 	return pp, nil
 }
 
-// notesPage builds the speaker notes of a state.
+// notesPage builds the speaker notes of a state: its narration, steps and
+// view links (no window).
 func (s *Server) notesPage(in pageInput) (views.NotesPage, error) {
-	lp, err := s.lessonPage(in)
+	l, st := in.lesson, in.state
+	v := newFrameView(l, st.Policy, in.run, st.Step-1, s.cat.For(st.Lang))
+	nr, err := s.narrationView(v)
+	if err != nil {
+		return views.NotesPage{}, err
+	}
+	nav, err := s.navOf(in, st.Step-1)
 	if err != nil {
 		return views.NotesPage{}, err
 	}
 	np := views.NotesPage{
-		Lang: lp.Lang, UI: lp.UI, Assets: lp.Assets, Title: lp.Title, URL: lp.URL, Kicker: lp.Narration.Kicker,
-		Headline: lp.Narration.Headline, Body: lp.Narration.Body, Changes: lp.Narration.Changes, Steps: lp.Steps, Nav: lp.Nav,
+		Lang: st.Lang, UI: v.ui, Assets: s.assets.urls, Title: l.Title.In(st.Lang), URL: LessonURL(st), Kicker: nr.Kicker,
+		Headline: nr.Headline, Body: nr.Body, Changes: nr.Changes, Steps: s.stepBar(in), Nav: nav,
 	}
-	if next := in.state.Step; next < len(in.run.Frames) {
-		np.NextHeadline = newFrameView(in.lesson, in.state.Policy, in.run, next, lp.UI).headline()
+	if next := st.Step; next < len(in.run.Frames) {
+		np.NextHeadline = newFrameView(l, st.Policy, in.run, next, v.ui).headline()
 	}
 	return np, nil
 }
@@ -177,26 +192,23 @@ func (s *Server) notesPage(in pageInput) (views.NotesPage, error) {
 func (s *Server) comparePage(in pageInput, rb *sim.Replay) (views.ComparePage, *views.PresentPage, error) {
 	l, st, ra := in.lesson, in.state, in.run
 	ui := s.cat.For(st.Lang)
-	tl := alignRuns(ra.Frames, rb.Frames)
+	tl := s.timeline(ra, rb)
 	pos := tl[st.Step-1]
-	left, err := s.statePage(pageInput{lesson: l, state: State{Lang: st.Lang, Lesson: st.Lesson, Policy: st.Policy, Step: pos.a + 1}, run: ra})
-	if err != nil {
-		return views.ComparePage{}, nil, err
-	}
-	right, err := s.statePage(pageInput{lesson: l, state: State{Lang: st.Lang, Lesson: st.Lesson, Policy: *st.Compare, Step: pos.b + 1}, run: rb})
-	if err != nil {
-		return views.ComparePage{}, nil, err
-	}
 	prev := pair{-1, -1}
 	if st.Step > 1 {
 		prev = tl[st.Step-2]
 	}
 	va := newFrameView(l, st.Policy, ra, pos.a, ui)
 	vb := newFrameView(l, *st.Compare, rb, pos.b, ui)
-	view := views.CompareView{
-		Left:  views.ComparePane{Title: policyWords(ui, l.Lesson, st.Policy, *st.Compare, false), Window: left.Window, Diff: va.diffLine(prev.a), Headline: left.Narration.Headline},
-		Right: views.ComparePane{Title: policyWords(ui, l.Lesson, *st.Compare, st.Policy, false), Window: right.Window, Diff: vb.diffLine(prev.b), Headline: right.Narration.Headline},
+	left, err := s.comparePane(va, prev.a, policyWords(ui, l.Lesson, st.Policy, *st.Compare, false))
+	if err != nil {
+		return views.ComparePage{}, nil, err
 	}
+	right, err := s.comparePane(vb, prev.b, policyWords(ui, l.Lesson, *st.Compare, st.Policy, false))
+	if err != nil {
+		return views.ComparePage{}, nil, err
+	}
+	view := views.CompareView{Left: left, Right: right}
 	ta, tb := ra.Frames[pos.a].Total, rb.Frames[pos.b].Total
 	view.Delta = ui.F("diff.delta", map[string]string{"delta": signed(l.Lesson, tb-ta), "right": sizeOf(l.Lesson, tb), "left": sizeOf(l.Lesson, ta)})
 	nav, err := s.navOf(in, pos.a)
@@ -215,6 +227,9 @@ func (s *Server) comparePage(in pageInput, rb *sim.Replay) (views.ComparePage, *
 		Modes: s.compareModes(in, tl, false), ModesB: s.compareModes(in, tl, true),
 		View: view, Steps: steps, Nav: nav,
 	}
+	if s.export {
+		cp.ServerOnly = ui.T("ui.server-only.compare")
+	}
 	if st.View != ViewPresent {
 		return cp, nil, nil
 	}
@@ -223,10 +238,20 @@ func (s *Server) comparePage(in pageInput, rb *sim.Replay) (views.ComparePage, *
 	pp := &views.PresentPage{
 		Lang: st.Lang, UI: ui, Assets: s.assets.urls, Title: cp.Title, LessonID: l.ID, URL: cp.URL,
 		StateURL: LessonURL(normal), Window: left.Window, Compare: &view,
-		Kicker: steps.Label, Headline: left.Narration.Headline, Steps: steps, Nav: nav,
+		Kicker: steps.Label, Headline: left.Headline, Steps: steps, Nav: nav,
 	}
-	pp.Assets.WithRoom = true
+	pp.Assets.WithRoom = !s.export
 	return cp, pp, nil
+}
+
+// comparePane is one side of a comparison: its frame's window and
+// headline, and what happened there since the side's frame at prev.
+func (s *Server) comparePane(v *frameView, prev int, title string) (views.ComparePane, error) {
+	_, h, _, err := v.narration()
+	if err != nil {
+		return views.ComparePane{}, err
+	}
+	return views.ComparePane{Title: title, Window: s.windowView(v), Diff: v.diffLine(prev), Headline: h}, nil
 }
 
 // compareModes builds the mode controls of one side of a comparison.
@@ -249,17 +274,21 @@ func (s *Server) compareModes(in pageInput, tl []pair, right bool) []views.ModeG
 			if right {
 				target.Compare = &p
 				if rb, err := s.run(l, p); err == nil {
-					target.Step = timelineAt(alignRuns(in.run.Frames, rb.Frames), tl[st.Step-1].a) + 1
+					target.Step = timelineAt(s.timeline(in.run, rb), tl[st.Step-1].a) + 1
 				}
 			} else {
 				target.Policy = p
 				if ra, err := s.run(l, p); err == nil {
 					if rb, err := s.run(l, *st.Compare); err == nil {
-						target.Step = min(st.Step, len(alignRuns(ra.Frames, rb.Frames)))
+						target.Step = min(st.Step, len(s.timeline(ra, rb)))
 					}
 				}
 			}
-			mg.Options = append(mg.Options, views.ModeOption{Value: v, Label: valueLabel(ui, pr, v), URL: LessonURL(target), Active: p == cur})
+			o := views.ModeOption{Value: v, Label: valueLabel(ui, pr, v), URL: LessonURL(target), Active: p == cur}
+			if !s.linkable(l.Lesson, target) {
+				o.URL = ""
+			}
+			mg.Options = append(mg.Options, o)
 		}
 		out = append(out, mg)
 	}
