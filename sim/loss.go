@@ -160,13 +160,15 @@ func errorLine(text string) string {
 	if !mayReportError(text) {
 		return ""
 	}
-	for _, m := range errorRE.FindAllStringIndex(text, -1) {
-		start := strings.LastIndexByte(text[:m[0]], '\n') + 1
-		end := len(text)
-		if i := strings.IndexByte(text[m[0]:], '\n'); i >= 0 {
-			end = m[0] + i
+	// A match lies within one line, and decides by its line alone: look
+	// only at the lines that can hold one, in order.
+	for rest := text; rest != ""; {
+		line, after, _ := strings.Cut(rest, "\n")
+		rest = after
+		if !mayReportError(line) || !errorRE.MatchString(line) {
+			continue
 		}
-		if line := strings.TrimSpace(text[start:end]); len(words(line)) >= 2 {
+		if line = strings.TrimSpace(line); len(words(line)) >= 2 {
 			return cut(line, 90)
 		}
 	}
