@@ -264,9 +264,13 @@ func (s *Server) outline(l *scenarios.Lesson, p sim.Policy) ([]sim.Frame, error)
 		return r.Frames, nil
 	}
 	o, err := s.caches.outlines.getOrMake(l.ID+"/"+p.String(), func() (*outline, int64, error) {
-		r, err := s.run(l, p)
-		if err != nil {
-			return nil, 0, err
+		r, ok := s.caches.replays.get(l.ID + "/" + p.String())
+		if !ok {
+			// Not kept: a link's target is replayed for its outline only.
+			var err error
+			if r, err = sim.Run(l.Lesson, p, s.tok); err != nil {
+				return nil, 0, fmt.Errorf("run lesson %s under %s: %w", l.ID, p, err)
+			}
 		}
 		o := &outline{frames: make([]sim.Frame, len(r.Frames))}
 		for i, f := range r.Frames {
