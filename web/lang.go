@@ -45,7 +45,11 @@ func acceptLanguage(header string) string {
 }
 
 // rememberLang keeps the language of the page just shown for the next visit
-// to "/".
+// to "/". Over HTTPS (TLS here, or X-Forwarded-Proto: https from a proxy
+// in front, as echo's Scheme reads it) the cookie is Secure. A client that
+// sends the header over plain HTTP only gets a cookie its browser will not
+// keep: it holds no secret.
 func rememberLang(c echo.Context, lang string) {
-	c.SetCookie(&http.Cookie{Name: langCookie, Value: lang, Path: "/", MaxAge: 365 * 24 * 3600, SameSite: http.SameSiteLaxMode, HttpOnly: true})
+	c.SetCookie(&http.Cookie{Name: langCookie, Value: lang, Path: "/", MaxAge: 365 * 24 * 3600, SameSite: http.SameSiteLaxMode, HttpOnly: true,
+		Secure: c.Scheme() == "https"})
 }
