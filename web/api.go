@@ -115,7 +115,7 @@ func appendString(b []byte, s string) []byte {
 			r, n = utf8.DecodeRuneInString(s[i:])
 			switch {
 			case r == utf8.RuneError && n == 1:
-				b = append(b, `\ufffd`...)
+				b = append(b, "\ufffd"...) // U+FFFD itself, as encoding/json writes it since Go 1.27
 			case r == '\u2028' || r == '\u2029':
 				b = append(b, `\u202`...)
 				b = append(b, hexDigits[r&0xf])
