@@ -2,6 +2,7 @@ package scenarios
 
 import (
 	"fmt"
+	"io"
 	"io/fs"
 	"path"
 	"slices"
@@ -78,8 +79,37 @@ func (d dirFiles) read(name string) ([]byte, error) {
 	if !fs.ValidPath(name) || strings.Contains(name, "..") {
 		return nil, fmt.Errorf("%q is not a file of the lesson directory", name)
 	}
-	return fs.ReadFile(d.fsys, path.Join(d.dir, name))
+	p := path.Join(d.dir, name)
+	// Stat first: a FIFO would block a read and a device (a link to
+	// /dev/zero) never end one.
+	fi, err := fs.Stat(d.fsys, p)
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s is not a regular file (%s); a lesson file must be one", name, fi.Mode().Type())
+	}
+	if fi.Size() > MaxFileBytes {
+		return nil, fmt.Errorf("%s has %d bytes; a lesson file may have at most %d (64 MiB)", name, fi.Size(), MaxFileBytes)
+	}
+	f, err := d.fsys.Open(p)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, MaxFileBytes+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(data) > MaxFileBytes {
+		return nil, fmt.Errorf("%s grew past %d bytes while it was read", name, MaxFileBytes)
+	}
+	return data, nil
 }
+
+// MaxFileBytes bounds one file of a lesson: enough for the lesson of a
+// 10,000-record imported session (about 15 MB), small enough to read.
+const MaxFileBytes = 64 << 20
 
 func (d dirFiles) name(file string) string { return path.Join(d.prefix, d.dir, file) }
 

@@ -1,0 +1,54 @@
+package scenarios
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+)
+
+// TestLessonFilesRegular: a lesson file that is a FIFO, a link to a device
+// or larger than MaxFileBytes is refused by name before it is read: no
+// hang, no endless read.
+func TestLessonFilesRegular(t *testing.T) {
+	tests := []struct {
+		name string
+		make func(t *testing.T, path string)
+		want string
+	}{
+		{"fifo", func(t *testing.T, p string) {
+			if err := syscall.Mkfifo(p, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}, "not a regular file"},
+		{"link to /dev/zero", func(t *testing.T, p string) {
+			if err := os.Symlink("/dev/zero", p); err != nil {
+				t.Fatal(err)
+			}
+		}, "not a regular file"},
+		{"too large", func(t *testing.T, p string) {
+			f, err := os.Create(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			if err := f.Truncate(MaxFileBytes + 1); err != nil { // sparse: nothing written
+				t.Fatal(err)
+			}
+		}, "may have at most"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			if err := os.MkdirAll(filepath.Join(dir, "demo"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			tt.make(t, filepath.Join(dir, "demo", "lesson.yaml"))
+			_, err := LoadDir(os.DirFS(dir), "demo", "lessons", nil, nil)
+			if err == nil || !strings.Contains(err.Error(), tt.want) || !strings.Contains(err.Error(), "lessons/demo/lesson.yaml") {
+				t.Errorf("LoadDir = %v; want an error naming lessons/demo/lesson.yaml and %q", err, tt.want)
+			}
+		})
+	}
+}
