@@ -3,6 +3,7 @@ package scenarios
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"strconv"
 	"strings"
@@ -35,6 +36,10 @@ func decodeYAML(name string, data []byte, v any) (*yamlFile, error) {
 		}
 		return nil, e
 	}
+	var second yaml.Node
+	if err := dec.Decode(&second); !errors.Is(err, io.EOF) {
+		return nil, &Error{File: name, Line: second.Line, Msg: "a second YAML document: a lesson file holds one (remove the '---' line)"}
+	}
 	var doc yaml.Node
 	if err := yaml.Unmarshal(data, &doc); err != nil {
 		return nil, yamlError(name, err)
@@ -43,7 +48,40 @@ func decodeYAML(name string, data []byte, v any) (*yamlFile, error) {
 	if doc.Kind == yaml.DocumentNode && len(doc.Content) > 0 {
 		root = doc.Content[0]
 	}
+	if err := plain(name, root, ""); err != nil {
+		return nil, err
+	}
 	return &yamlFile{name: name, root: root}, nil
+}
+
+// plain refuses what the schema cannot mean and decoding would quietly
+// change: an explicit tag ("!!float 1.5" read as 1), a null list item
+// (dropped), an anchor or alias.
+func plain(name string, n *yaml.Node, path string) error {
+	switch {
+	case n.Style&yaml.TaggedStyle != 0:
+		return &Error{File: name, Line: n.Line, Field: path, Msg: fmt.Sprintf("an explicit tag (%s) is not read: write the value plainly", n.Tag)}
+	case n.Anchor != "" || n.Kind == yaml.AliasNode:
+		return &Error{File: name, Line: n.Line, Field: path, Msg: "anchors and aliases are not read: write the value out"}
+	}
+	for i, c := range n.Content {
+		p := path
+		switch n.Kind {
+		case yaml.SequenceNode:
+			p = fmt.Sprintf("%s[%d]", path, i)
+			if c.Kind == yaml.ScalarNode && c.Tag == "!!null" {
+				return &Error{File: name, Line: c.Line, Field: p, Msg: "an empty list item: remove it or give it a value"}
+			}
+		case yaml.MappingNode:
+			if i%2 == 1 {
+				p = strings.TrimPrefix(path+"."+n.Content[i-1].Value, ".")
+			}
+		}
+		if err := plain(name, c, p); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // errorAt returns an *Error for the field at path ("trace[3].messages[0].id").
