@@ -101,8 +101,8 @@ func (b *builder) header(raw *rawLesson, l *sim.Lesson) {
 		b.fail("id", "must match %s, got %q", lessonID, raw.ID)
 	case raw.Title["en"] == "" || raw.Title["ja"] == "":
 		b.fail("title", "needs both en and ja")
-	case raw.Window <= 0:
-		b.fail("window", "must be a positive number of tokens")
+	case raw.Window <= 0 || raw.Window > MaxWindow:
+		b.fail("window", "must be a number of tokens from 1 to %d, got %d", MaxWindow, raw.Window)
 	case raw.Sizes != "" && raw.Sizes != "trace" && raw.Sizes != "counted":
 		b.fail("sizes", "must be trace (every message gives its size) or counted (o200k_base counts), got %q", raw.Sizes)
 	}

@@ -87,3 +87,19 @@ func TestPlainYAML(t *testing.T) {
 		t.Errorf("a plain file: %v", err)
 	}
 }
+
+// TestWindowRange: a window of 2^63−1 tokens is refused, not replayed.
+func TestWindowRange(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(dir, "demo"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	lesson := "id: demo\ntitle: {en: Demo, ja: デモ}\nwindow: 9223372036854775807\n"
+	if err := os.WriteFile(filepath.Join(dir, "demo", "lesson.yaml"), []byte(lesson), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err := LoadDir(os.DirFS(dir), "demo", "lessons", nil, nil)
+	if err == nil || !strings.Contains(err.Error(), "window") || !strings.Contains(err.Error(), "from 1 to 10000000") {
+		t.Errorf("LoadDir = %v; want the window refused with its range", err)
+	}
+}

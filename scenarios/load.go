@@ -107,6 +107,10 @@ func (d dirFiles) read(name string) ([]byte, error) {
 	return data, nil
 }
 
+// MaxWindow bounds a lesson's window in tokens: ten times the largest
+// window a provider offers today; sums of sizes stay far from overflow.
+const MaxWindow = 10_000_000
+
 // MaxFileBytes bounds one file of a lesson: enough for the lesson of a
 // 10,000-record imported session (about 15 MB), small enough to read.
 const MaxFileBytes = 64 << 20
