@@ -56,7 +56,7 @@ func decodeYAML(name string, data []byte, v any) (*yamlFile, error) {
 
 // plain refuses what the schema cannot mean and decoding would quietly
 // change: an explicit tag ("!!float 1.5" read as 1), a null list item
-// (dropped), an anchor or alias.
+// (dropped), an empty value (read as nothing), an anchor or alias.
 func plain(name string, n *yaml.Node, path string) error {
 	switch {
 	case n.Style&yaml.TaggedStyle != 0:
@@ -75,6 +75,9 @@ func plain(name string, n *yaml.Node, path string) error {
 		case yaml.MappingNode:
 			if i%2 == 1 {
 				p = strings.TrimPrefix(path+"."+n.Content[i-1].Value, ".")
+				if c.Kind == yaml.ScalarNode && c.Tag == "!!null" {
+					return &Error{File: name, Line: c.Line, Field: p, Msg: "is empty: give it a value ({} for a mechanism without settings) or remove the key"}
+				}
 			}
 		}
 		if err := plain(name, c, p); err != nil {
