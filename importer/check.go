@@ -8,6 +8,7 @@ import (
 
 	"ctxsim/scenarios"
 	"ctxsim/sim"
+	"ctxsim/summarizer"
 )
 
 // replay replays the lesson: under its default policy (the session as it
@@ -102,12 +103,6 @@ func selected(bs []sim.Block, ids []string) []sim.Block {
 	return out
 }
 
-// Bounds of what is sent to the summarizer for one range.
-const (
-	blockChars = 6000   // of one block's text
-	rangeChars = 300000 // of the whole range
-)
-
 // summarize asks the summarizer for every range a preset compacts to a
 // mechanical excerpt, adds the summaries as cards and rebuilds, until no
 // new range appears (summaries change later sizes) or maxRounds.
@@ -160,7 +155,7 @@ func summarizable(covers []string) bool {
 // conversation renders a range for the summarizer: one paragraph per
 // message, each and the whole bounded.
 func conversation(bs []sim.Block) string {
-	var b strings.Builder
+	var t summarizer.Transcript
 	for _, bl := range bs {
 		who := string(bl.Role)
 		if bl.Tool != "" {
@@ -170,22 +165,9 @@ func conversation(bs []sim.Block) string {
 		if bl.Kind == sim.KindToolCall && bl.Args != "" {
 			text = bl.Args
 		}
-		fmt.Fprintf(&b, "[%s] %s\n\n", who, cut(strings.TrimSpace(text), blockChars))
-		if b.Len() > rangeChars {
-			b.WriteString("[… the rest of the range is left out]\n")
+		if !t.Add(who, text) {
 			break
 		}
 	}
-	return b.String()
-}
-
-// cut keeps the first n bytes of s on a rune boundary.
-func cut(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && s[n]&0xC0 == 0x80 {
-		n--
-	}
-	return s[:n] + " […]"
+	return t.String()
 }

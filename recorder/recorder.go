@@ -13,7 +13,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"gopkg.in/yaml.v3"
@@ -60,12 +59,6 @@ type entry struct {
 	Date     string `yaml:"date"`
 	Prompt   string `yaml:"prompt"`
 }
-
-// Bounds of what is sent for one card.
-const (
-	blockChars = 6000   // of one message's text
-	cardChars  = 300000 // of the whole range
-)
 
 // Record asks the summarizer N times for every card of the lesson, writes
 // the recordings file (replacing an earlier one) and loads the lesson again
@@ -129,19 +122,17 @@ func authored(c sim.Card) int {
 // conversation renders what a card summarizes: its covered messages (an
 // earlier card by its first version), one paragraph each, bounded.
 func conversation(l *sim.Lesson, cards []sim.Card, c sim.Card) (string, error) {
-	var b strings.Builder
+	var t summarizer.Transcript
 	for _, id := range c.Covers {
 		who, text, err := covered(l, cards, id)
 		if err != nil {
 			return "", err
 		}
-		fmt.Fprintf(&b, "[%s] %s\n\n", who, cut(strings.TrimSpace(text), blockChars))
-		if b.Len() > cardChars {
-			b.WriteString("[… the rest of the range is left out]\n")
+		if !t.Add(who, text) {
 			break
 		}
 	}
-	return b.String(), nil
+	return t.String(), nil
 }
 
 // covered is a covered block's speaker and text.
@@ -166,17 +157,6 @@ func covered(l *sim.Lesson, cards []sim.Card, id string) (string, string, error)
 		}
 	}
 	return "", "", fmt.Errorf("covers %s, which is neither a message nor a card", id)
-}
-
-// cut keeps the first n bytes of s on a rune boundary.
-func cut(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && s[n]&0xC0 == 0x80 {
-		n--
-	}
-	return s[:n] + " […]"
 }
 
 // write stores the recordings atomically: a temporary file renamed over

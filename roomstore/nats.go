@@ -478,13 +478,7 @@ func (s *NATS) Close(ctx context.Context, code, key string) error {
 // resync runs after a reconnect: broadcasts sent meanwhile were lost, so
 // every room with followers here is read again.
 func (s *NATS) resync() {
-	s.mu.Lock()
-	codes := make([]string, 0, len(s.watches))
-	for c := range s.watches {
-		codes = append(codes, c)
-	}
-	s.mu.Unlock()
-	for _, code := range codes {
+	for _, code := range s.watched() {
 		ctx, cancel := s.op(context.Background())
 		_, rec, err := s.get(ctx, code)
 		cancel()
@@ -501,6 +495,17 @@ func (s *NATS) resync() {
 	}
 }
 
+// watched is the codes of the rooms with followers here.
+func (s *NATS) watched() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	codes := make([]string, 0, len(s.watches))
+	for c := range s.watches {
+		codes = append(codes, c)
+	}
+	return codes
+}
+
 // toucher keeps rooms with followers here from expiring.
 func (s *NATS) toucher() {
 	t := time.NewTicker(s.touch)
@@ -511,13 +516,7 @@ func (s *NATS) toucher() {
 			return
 		case <-t.C:
 		}
-		s.mu.Lock()
-		codes := make([]string, 0, len(s.watches))
-		for c := range s.watches {
-			codes = append(codes, c)
-		}
-		s.mu.Unlock()
-		for _, code := range codes {
+		for _, code := range s.watched() {
 			ctx, cancel := s.op(context.Background())
 			s.touchRoom(ctx, code, s.touch)
 			cancel()
