@@ -63,4 +63,3 @@ func tinyFS(lesson, narration string) fstest.MapFS {
 		"tiny/narration.ja.md": {Data: []byte(narration)},
 	}
 }
-
