@@ -3,7 +3,8 @@
 #   make test   every test: templ freshness, vet, engine, loader, HTTP and browser tests
 ADDR ?= :8080
 GO ?= go
-# go.mod needs Go 1.27.3 (1.26.8 has reachable standard-library advisories);
+# Build and test with Go 1.27.3 (1.26.8, the go.mod minimum, has reachable
+# standard-library advisories);
 # the go command fetches that toolchain from the module proxy once.
 GOTOOLCHAIN ?= go1.27.3
 export GOTOOLCHAIN

@@ -1,6 +1,6 @@
 module ctxsim
 
-go 1.27.3
+go 1.26.8
 
 require (
 	github.com/a-h/templ v0.3.1118

@@ -115,7 +115,7 @@ func appendString(b []byte, s string) []byte {
 			r, n = utf8.DecodeRuneInString(s[i:])
 			switch {
 			case r == utf8.RuneError && n == 1:
-				b = append(b, "\ufffd"...) // U+FFFD itself, as encoding/json writes it since Go 1.27
+				b = append(b, badRune...)
 			case r == '\u2028' || r == '\u2029':
 				b = append(b, `\u202`...)
 				b = append(b, hexDigits[r&0xf])
@@ -131,6 +131,14 @@ func appendString(b []byte, s string) []byte {
 }
 
 const hexDigits = "0123456789abcdef"
+
+// badRune is how encoding/json writes a byte that is not UTF-8: the escape
+// \ufffd before Go 1.27, U+FFFD itself since. Asked once, so the frames
+// API writes what encoding/json writes under whichever toolchain built it.
+var badRune = func() string {
+	q, _ := json.Marshal("\xff")
+	return string(q[1 : len(q)-1])
+}()
 
 // appendEscape appends the escape of an ASCII byte JSON or HTML would
 // not take as it is.
