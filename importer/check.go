@@ -22,26 +22,25 @@ func (im *imp) replay(l *scenarios.Lesson) error {
 	if c, ok := im.opt.Tokens.(interface{ CountAll([]string) }); ok {
 		c.CountAll(l.Texts()) // the replays then only look counts up
 	}
-	im.seen = &replays{peaks: map[string]int{}}
+	im.seen = &replays{byPreset: make([][]span, len(ps)), peaks: map[string]int{}}
 	if err := sim.RunEach(l.Lesson, ps, im.opt.Tokens, im.seen.visit); err != nil {
 		return fmt.Errorf("replay %s: %w", im.id, err)
 	}
 	return nil
 }
 
-// replays is what the importer learns from the replays that loading the
-// lesson makes (one per preset policy): the ranges compacted to a
-// mechanical excerpt, and the largest request of the default policy.
+// replays is what the importer learns from its replays (replay): the
+// ranges compacted to a mechanical excerpt, and each run's largest
+// request.
 type replays struct {
 	mu       sync.Mutex
-	byPreset [][]span       // mechanical ranges, by preset index
+	byPreset [][]span       // mechanical ranges, by index of the replayed policy
 	peaks    map[string]int // largest request, by policy
-	policies int
 }
 
 // visit checks one replay: no request may break a tool pair (a bug of the
 // import, not of the session); it keeps the replay's mechanical ranges.
-// Loading calls it from several goroutines.
+// sim.RunEach calls it from several goroutines.
 func (rs *replays) visit(i int, p sim.Policy, r *sim.Replay) error {
 	var spans []span
 	peak := 0
@@ -56,11 +55,7 @@ func (rs *replays) visit(i int, p sim.Policy, r *sim.Replay) error {
 	}
 	rs.mu.Lock()
 	defer rs.mu.Unlock()
-	if i >= len(rs.byPreset) {
-		rs.byPreset = append(rs.byPreset, make([][]span, i+1-len(rs.byPreset))...)
-	}
 	rs.byPreset[i] = spans
-	rs.policies++
 	rs.peaks[p.String()] = peak
 	return nil
 }

@@ -148,7 +148,7 @@ func (im *imp) run(ctx context.Context) error {
 		}
 	}
 	im.rep.Presets = len(l.PresetPolicies())
-	im.rep.Policies = im.seen.policies
+	im.rep.Policies = len(im.seen.byPreset)
 	im.rep.Mechanical = len(im.seen.mechanical())
 	return nil
 }

@@ -86,9 +86,6 @@ type Lesson struct {
 	// held says, for the lesson's fixed texts, whether each fact's pattern
 	// matches them (see IndexFacts); replays match other texts as they go.
 	held map[factText]bool
-	// errLines is the error line of each tool result text of the trace
-	// ("" when none), for the loss view.
-	errLines map[string]string
 	// blockFacts is the loss-view facts of each block of the trace.
 	blockFacts map[blockKey][]lossFact
 }
@@ -130,15 +127,11 @@ func (l *Lesson) Texts() []string {
 // lesson is complete; a lesson without it replays the same, slower.
 func (l *Lesson) IndexFacts() {
 	texts := l.Texts()
-	l.errLines = map[string]string{}
 	facts := map[blockKey][]lossFact{}
 	for _, st := range l.Trace {
 		for _, m := range st.Messages {
-			if m.Role == RoleTool {
-				l.errLines[m.Content] = errorLine(m.Content)
-			}
 			b := Block{Role: m.Role, Kind: cmp.Or(m.Kind, KindText), Args: m.Args, Content: m.Content}
-			facts[factKey(&b)] = blockFacts(l, &b)
+			facts[factKey(&b)] = blockFacts(&b)
 		}
 	}
 	l.blockFacts = facts

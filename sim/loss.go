@@ -70,7 +70,7 @@ func (l *Lesson) factsOf(b *Block) []lossFact {
 	if fs, ok := l.blockFacts[factKey(b)]; ok {
 		return fs
 	}
-	return blockFacts(l, b)
+	return blockFacts(b)
 }
 
 // blockKey keys a block's facts: what they are worked out from.
@@ -83,7 +83,7 @@ type blockKey struct {
 func factKey(b *Block) blockKey { return blockKey{b.Role, b.Kind, b.Args, b.Content} }
 
 // blockFacts works out the facts of one block.
-func blockFacts(l *Lesson, b *Block) []lossFact {
+func blockFacts(b *Block) []lossFact {
 	var out []lossFact
 	switch {
 	case b.Kind == KindToolCall:
@@ -94,7 +94,7 @@ func blockFacts(l *Lesson, b *Block) []lossFact {
 			out = append(out, lossFact{kind: "command", text: c, keys: commandKeys(c), all: true})
 		}
 	case b.Role == RoleTool:
-		if line := l.errorLine(b.Content); line != "" {
+		if line := errorLine(b.Content); line != "" {
 			out = append(out, lossFact{kind: "error", text: line, keys: words(line)})
 		}
 	case b.Role == RoleUser && b.Kind != KindSummary:
@@ -144,15 +144,6 @@ func commandKeys(c string) []string {
 		f = f[:2]
 	}
 	return []string{strings.Join(f, " ")}
-}
-
-// errorLine is errorLine of a result text, looked up for the trace's own
-// results (IndexFacts) and worked out for texts made during the replay.
-func (l *Lesson) errorLine(text string) string {
-	if line, ok := l.errLines[text]; ok {
-		return line
-	}
-	return errorLine(text)
 }
 
 // errorLine is the first line of a tool result that reports an error.

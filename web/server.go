@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"net/netip"
+	"slices"
 	"sync"
 	"time"
 
@@ -152,23 +153,24 @@ func (s *Server) prepare(l *scenarios.Lesson) error {
 	if c, ok := s.tok.(interface{ CountAll([]string) }); ok {
 		c.CountAll(l.Texts()) // on every CPU; the runs then look counts up
 	}
-	def, err := sim.Run(l.Lesson, l.DefaultPolicy(), s.tok)
+	dp := l.DefaultPolicy()
+	def, err := sim.Run(l.Lesson, dp, s.tok)
 	if err != nil {
 		return fmt.Errorf("run lesson %s: %w", l.ID, err)
 	}
+	reserve, err := s.check(l, dp, def)
+	if err != nil {
+		return fmt.Errorf("run lesson %s: %w", l.ID, err)
+	}
+	s.keep(l, dp, def)
 	if frameBlocks(def) > s.longRun {
-		res, err := s.check(l, l.DefaultPolicy(), def)
-		if err != nil {
-			return fmt.Errorf("run lesson %s: %w", l.ID, err)
-		}
-		s.keep(l, l.DefaultPolicy(), def)
-		s.reserve[l.ID] = reserveFor(max(res, boxHeight))
+		s.reserve[l.ID] = reserveFor(max(reserve, boxHeight))
 		s.log.Info("a long session: policies other than the default replay on demand", "lesson", l.ID, "presets", len(l.PresetPolicies()))
 		return nil
 	}
+	others := slices.DeleteFunc(l.PresetPolicies(), func(p sim.Policy) bool { return p == dp })
 	var mu sync.Mutex
-	reserve := 0.0
-	err = sim.RunEach(l.Lesson, l.PresetPolicies(), s.tok, func(_ int, p sim.Policy, r *sim.Replay) error {
+	err = sim.RunEach(l.Lesson, others, s.tok, func(_ int, p sim.Policy, r *sim.Replay) error {
 		res, err := s.check(l, p, r)
 		if err != nil {
 			return err
