@@ -54,3 +54,5 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzRead$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 100x ./transcript
 	$(GO) test -run '^$$' -fuzz '^FuzzPaths$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 100x ./web
 	$(GO) test -run '^$$' -fuzz '^FuzzRoomAPI$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 100x ./web
+	$(GO) test -run '^$$' -fuzz '^FuzzParseStateURL$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 100x ./web
+	$(GO) test -run '^$$' -fuzz '^FuzzLoad$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 100x ./scenarios

@@ -42,7 +42,7 @@ func runExport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	// collecting half as often saves a quarter of the time for ~200 MB more.
 	debug.SetGCPercent(200)
 	start := time.Now()
-	cfg, err := loadLessons(*dir, nil)
+	cfg, _, err := loadLessons(*dir, nil, false)
 	if err != nil {
 		return err
 	}

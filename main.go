@@ -19,10 +19,13 @@ import (
 	"net/url"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"syscall"
+	"time"
 
 	"ctxsim/roomstore"
 	"ctxsim/scenarios"
+	"ctxsim/sim"
 	"ctxsim/tokens"
 	"ctxsim/web"
 )
@@ -74,19 +77,64 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	defer closeRooms()
-	srv, err := newServer(*dir, log, func(c *web.Config) {
-		c.Rooms, c.TrustedProxies = rooms, trusted
-		c.RoomLimits = web.RoomLimits{Streams: *streams, ClientStreams: *clientStreams}
-	})
+	// Loading makes much short-lived garbage: collect less often meanwhile,
+	// and give the memory back before serving.
+	gc := debug.SetGCPercent(400)
+	cfg, later, err := loadLessons(*dir, log, true)
 	if err != nil {
 		return err
 	}
+	cfg.Rooms, cfg.TrustedProxies = rooms, trusted
+	cfg.RoomLimits = web.RoomLimits{Streams: *streams, ClientStreams: *clientStreams}
+	srv, err := web.New(cfg)
+	if err != nil {
+		return err
+	}
+	if err := srv.Pending(later...); err != nil {
+		return err
+	}
+	debug.SetGCPercent(gc)
+	debug.FreeOSMemory()
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {
 		return fmt.Errorf("listen: %w", err)
 	}
 	fmt.Fprintf(stdout, "ctxsim: serving lessons at http://%s/\n", displayAddr(ln.Addr()))
+	if len(later) > 0 {
+		go prepareLater(ctx, srv, *dir, later, cfg.Tokens, log)
+	}
 	return srv.Serve(ctx, ln)
+}
+
+// prepareLater loads and prepares the imported sessions of dir one by one
+// while the server serves the other lessons; one that fails is logged with
+// its file, line and field, and its pages answer 404.
+func prepareLater(ctx context.Context, srv *web.Server, dir string, ids []string, tok sim.Tokenizer, log *slog.Logger) {
+	for _, id := range ids {
+		if ctx.Err() != nil {
+			return
+		}
+		t0 := time.Now()
+		err := func() error {
+			root, err := os.OpenRoot(dir)
+			if err != nil {
+				return err
+			}
+			defer root.Close()
+			ls, err := scenarios.LoadDirs(root.FS(), []string{id}, dir, tok)
+			if err != nil {
+				return err
+			}
+			return srv.Add(ls[0])
+		}()
+		if err != nil {
+			srv.Drop(id)
+			log.Error("an imported session could not be loaded; its pages answer 404", "lesson", id, "err", err)
+			continue
+		}
+		debug.FreeOSMemory() // what loading it took is not kept
+		log.Info("an imported session is ready", "lesson", id, "took", time.Since(t0).Round(time.Millisecond))
+	}
 }
 
 // openRooms opens the NATS room store at u, or returns nil (rooms in
@@ -117,7 +165,7 @@ const usage = `usage:
 // newServer loads the built-in lessons and those of dir, if given; opts
 // set the rest of the server's configuration.
 func newServer(dir string, log *slog.Logger, opts ...func(*web.Config)) (*web.Server, error) {
-	cfg, err := loadLessons(dir, log)
+	cfg, _, err := loadLessons(dir, log, false)
 	if err != nil {
 		return nil, err
 	}
@@ -128,30 +176,48 @@ func newServer(dir string, log *slog.Logger, opts ...func(*web.Config)) (*web.Se
 }
 
 // loadLessons is the server's configuration with the built-in lessons and
-// those of dir, if given.
-func loadLessons(dir string, log *slog.Logger) (web.Config, error) {
+// those of dir, if given. With deferRecorded, the imported sessions of dir
+// are not loaded but listed (by directory, which is their id), for the
+// server to prepare after it listens.
+func loadLessons(dir string, log *slog.Logger, deferRecorded bool) (web.Config, []string, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
 	tok, err := tokens.New()
 	if err != nil {
-		return web.Config{}, err
+		return web.Config{}, nil, err
 	}
 	lessons, err := scenarios.Load(scenarios.Builtin(), "scenarios", tok)
 	if err != nil {
-		return web.Config{}, fmt.Errorf("built-in lessons: %w", err)
+		return web.Config{}, nil, fmt.Errorf("built-in lessons: %w", err)
 	}
+	var later []string
 	if dir != "" {
-		extra, err := scenarios.Load(os.DirFS(dir), dir, tok)
+		root, err := os.OpenRoot(dir)
 		if err != nil {
-			return web.Config{}, fmt.Errorf("lessons from %s: %w", dir, err)
+			return web.Config{}, nil, fmt.Errorf("lessons from %s: %w", dir, err)
 		}
-		if len(extra) == 0 {
-			return web.Config{}, fmt.Errorf("lessons from %s: no */lesson.yaml found", dir)
+		defer root.Close()
+		// A link out of dir is not followed: the lessons are what dir holds.
+		fsys := root.FS()
+		authored, recorded, err := scenarios.Dirs(fsys)
+		if err != nil {
+			return web.Config{}, nil, fmt.Errorf("lessons from %s: %w", dir, err)
+		}
+		if len(authored)+len(recorded) == 0 {
+			return web.Config{}, nil, fmt.Errorf("lessons from %s: no */lesson.yaml found", dir)
+		}
+		now := authored
+		if later = recorded; !deferRecorded {
+			now, later = append(authored, recorded...), nil
+		}
+		extra, err := scenarios.LoadDirs(fsys, now, dir, tok)
+		if err != nil {
+			return web.Config{}, nil, fmt.Errorf("lessons from %s: %w", dir, err)
 		}
 		lessons = append(lessons, extra...)
 	}
-	return web.Config{Lessons: lessons, Tokens: tok, Log: log}, nil
+	return web.Config{Lessons: lessons, Tokens: tok, Log: log}, later, nil
 }
 
 func displayAddr(a net.Addr) string {

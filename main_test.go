@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"io"
@@ -10,7 +11,9 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -237,5 +240,113 @@ func TestExportUsage(t *testing.T) {
 	}
 	if err := run(context.Background(), nil, io.Discard, io.Discard); err == nil || !strings.Contains(err.Error(), "ctxsim export [-lessons DIR] [-base /PATH/] DIR") {
 		t.Errorf("usage: %v; want it to name ctxsim export", err)
+	}
+}
+
+// TestServePreparesImportedLater: serve listens before it prepares the
+// imported sessions of -lessons; each joins when ready, and one that
+// fails to load is logged with its file, line and field and answers 404,
+// while the others serve.
+func TestServePreparesImportedLater(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "lessons")
+	if err := run(context.Background(), []string{"import", "-o", dir, "transcript/testdata/cc_compaction.jsonl"}, io.Discard, io.Discard); err != nil {
+		t.Fatalf("import: %v", err)
+	}
+	good, err := os.ReadFile(filepath.Join(dir, "session-cc-compaction", "lesson.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	broken := filepath.Join(dir, "session-broken")
+	if err := os.CopyFS(broken, os.DirFS(filepath.Join(dir, "session-cc-compaction"))); err != nil {
+		t.Fatal(err)
+	}
+	text := strings.Replace(strings.Replace(string(good), "id: session-cc-compaction", "id: session-broken", 1), "window: 200000", "window: lots", 1)
+	if err := os.WriteFile(filepath.Join(broken, "lesson.yaml"), []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	pr, pw := io.Pipe()
+	var logs syncBuffer
+	done := make(chan error, 1)
+	go func() { done <- run(ctx, []string{"serve", "-addr", "127.0.0.1:0", "-lessons", dir}, pw, &logs) }()
+	line, err := bufio.NewReader(pr).ReadString('\n')
+	if err != nil {
+		t.Fatalf("read start-up line: %v", err)
+	}
+	go io.Copy(io.Discard, pr)
+	url := strings.TrimSpace(line[strings.Index(line, "http://"):])
+	client := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	status := func(path string) int {
+		resp, err := client.Get(url + path)
+		if err != nil {
+			t.Fatalf("GET %s: %v", path, err)
+		}
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	deadline := time.Now().Add(20 * time.Second)
+	for status("en/session-cc-compaction") != http.StatusFound || status("en/session-broken") != http.StatusNotFound {
+		if time.Now().After(deadline) {
+			t.Fatalf("after 20 s: session-cc-compaction %d (want 302), session-broken %d (want 404); log:\n%s",
+				status("en/session-cc-compaction"), status("en/session-broken"), logs.String())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if want := filepath.Join(dir, "session-broken", "lesson.yaml") + ":" + strconv.Itoa(lineIn(text, "window: lots")) + ": field window"; !strings.Contains(logs.String(), want) {
+		t.Errorf("the log does not name %q:\n%s", want, logs.String())
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Errorf("run after cancel = %v", err)
+	}
+}
+
+// lineIn is the 1-based line of s that holds needle.
+func lineIn(s, needle string) int {
+	return strings.Count(s[:strings.Index(s, needle)], "\n") + 1
+}
+
+// syncBuffer is a bytes.Buffer safe for a logger and a test at once.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.String()
+}
+
+// TestServeLessonLinkOut: a lesson file that links out of the -lessons
+// directory is not read, even when it names a readable regular file.
+func TestServeLessonLinkOut(t *testing.T) {
+	dir := t.TempDir()
+	copyLesson(t, dir, "my-lesson", nil)
+	outside := filepath.Join(t.TempDir(), "narration.en.md")
+	b, err := os.ReadFile(filepath.Join(dir, "my-lesson", "narration.en.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(outside, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(dir, "my-lesson", "narration.en.md")
+	if err := os.Remove(link); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(outside, link); err != nil {
+		t.Fatal(err)
+	}
+	_, err = newServer(dir, nil)
+	if err == nil || !strings.Contains(err.Error(), filepath.Join(dir, "my-lesson", "narration.en.md")) || !strings.Contains(err.Error(), "escapes") {
+		t.Errorf("newServer with a link out = %v; want an error naming my-lesson/narration.en.md and the escape", err)
 	}
 }

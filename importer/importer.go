@@ -131,6 +131,10 @@ func (im *imp) run(ctx context.Context) error {
 		return err
 	}
 	im.t = t
+	if t.clipped > 0 {
+		im.rep.Warnings = append(im.rep.Warnings, fmt.Sprintf("%d texts longer than %d bytes were cut to that size (each says so where it was cut)",
+			t.clipped, scenarios.Recorded().MessageBytes))
+	}
 	im.window = im.opt.Window
 	if im.window <= 0 {
 		im.window = familyWindow(im.s)

@@ -13,6 +13,7 @@ import (
 	"sync"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"ctxsim/scenarios"
 	"ctxsim/sim"
@@ -426,5 +427,34 @@ func TestWithoutSummarizer(t *testing.T) {
 	}
 	if rep.Mechanical == 0 || rep.Summarized != 0 || rep.Compactions != 0 || rep.Policies != rep.Presets {
 		t.Errorf("report %+v; want every preset replayed, mechanical ranges, no summaries", rep)
+	}
+}
+
+// TestLongResultCut: a tool result longer than an imported session's
+// message may be (a 2 MiB build log) is cut to that size on a UTF-8
+// boundary, says where it was cut, and the report warns; the lesson loads.
+func TestLongResultCut(t *testing.T) {
+	log := strings.Repeat("ビルドのログ line\n", (2<<20)/22)
+	s := &transcript.Session{Format: transcript.ClaudeCode, File: "longlog.jsonl",
+		Messages: []transcript.Message{
+			{Role: transcript.User, Text: "Run the build."},
+			{Role: transcript.Assistant, Calls: []transcript.Call{{ID: "toolu_1", Name: "Bash", Args: `{"command":"make"}`}}},
+			{Role: transcript.Tool, CallID: "toolu_1", Text: log},
+			{Role: transcript.Assistant, Text: "It built."},
+		},
+	}
+	dir := t.TempDir()
+	rep, err := Write(context.Background(), s, Options{Dir: dir, Now: now, Tokens: counter(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	limit := scenarios.Recorded().MessageBytes
+	if len(rep.Warnings) != 1 || !strings.Contains(rep.Warnings[0], fmt.Sprintf("1 texts longer than %d bytes were cut", limit)) {
+		t.Errorf("warnings %q; want one saying a text was cut", rep.Warnings)
+	}
+	l := load(t, dir, rep.ID)
+	res := l.Trace[1].Messages[1].Content
+	if len(res) > limit || !utf8.ValidString(res) || !strings.HasSuffix(res, fmt.Sprintf("[… %d bytes cut by ctxsim import: a message of an imported session may have at most %d]", len(log), limit)) {
+		t.Errorf("the result has %d bytes, valid UTF-8 %v, ends %q; want at most %d, valid, with the cut said", len(res), utf8.ValidString(res), res[max(0, len(res)-120):], limit)
 	}
 }

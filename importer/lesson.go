@@ -7,6 +7,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"ctxsim/scenarios"
 	"ctxsim/transcript"
 )
 
@@ -138,10 +139,28 @@ const noResult = "(no result recorded: the session has no tool result for this c
 // steps, the blocks each step adds (for narration), and the recorded
 // compactions' cards.
 type trace struct {
-	steps []step
-	kinds map[string]stepKind // what each messages step is, for its narration
-	cards []card
-	calls int
+	steps   []step
+	kinds   map[string]stepKind // what each messages step is, for its narration
+	cards   []card
+	calls   int
+	clipped int // texts cut to the size of a message (clip)
+}
+
+// clip cuts a text longer than an imported session's message may be
+// (scenarios.Recorded().MessageBytes), on a UTF-8 boundary, and says so in
+// the text; the trace counts it.
+func (t *trace) clip(s string) string {
+	limit := scenarios.Recorded().MessageBytes
+	if len(s) <= limit {
+		return s
+	}
+	t.clipped++
+	note := fmt.Sprintf("\n[… %d bytes cut by ctxsim import: a message of an imported session may have at most %d]", len(s), limit)
+	cut := limit - len(note)
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + note
 }
 
 // stepKind is what a messages step of an imported trace holds.
@@ -270,7 +289,7 @@ func (b *traceBuilder) user(i int, m transcript.Message) {
 	b.flush()
 	b.open()
 	b.kind.user = fmt.Sprintf("u%d", i+1)
-	b.cur.Messages = append(b.cur.Messages, message{ID: b.kind.user, Role: "user", Label: labelOf(m.Text), Content: m.Text})
+	b.cur.Messages = append(b.cur.Messages, message{ID: b.kind.user, Role: "user", Label: labelOf(m.Text), Content: b.t.clip(m.Text)})
 	if b.group == 1 {
 		b.flush()
 	}
@@ -293,7 +312,7 @@ func (b *traceBuilder) response(i int, m transcript.Message) {
 		if strings.TrimSpace(text) == "" {
 			text = "(no text)"
 		}
-		b.cur.Messages = append(b.cur.Messages, message{ID: r.text, Role: "assistant", Label: labelOf(text), Content: text, Usage: u})
+		b.cur.Messages = append(b.cur.Messages, message{ID: r.text, Role: "assistant", Label: labelOf(text), Content: b.t.clip(text), Usage: u})
 		u, first = nil, false
 	}
 	for _, c := range m.Calls {
@@ -306,7 +325,7 @@ func (b *traceBuilder) response(i int, m transcript.Message) {
 		if strings.TrimSpace(args) == "" {
 			args = "{}"
 		}
-		b.cur.Messages = append(b.cur.Messages, message{Call: &call{ID: id, Tool: c.Name, ArgsJSON: args, Result: nonEmpty(res), Usage: u,
+		b.cur.Messages = append(b.cur.Messages, message{Call: &call{ID: id, Tool: c.Name, ArgsJSON: args, Result: b.t.clip(nonEmpty(res)), Usage: u,
 			Continues: !first}})
 		u, first = nil, false
 		r.calls = append(r.calls, id)

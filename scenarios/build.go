@@ -174,8 +174,8 @@ func (b *builder) size(path string, tokens int) {
 	switch {
 	case b.counted && tokens != 0:
 		b.fail(path+".tokens", "must be left out: this lesson counts the tokens of every text (sizes: counted)")
-	case !b.counted && tokens <= 0:
-		b.fail(path+".tokens", "must be a positive number of tokens, got %d", tokens)
+	case !b.counted && (tokens <= 0 || tokens > MaxWindow):
+		b.fail(path+".tokens", "must be a number of tokens from 1 to %d, got %d", MaxWindow, tokens)
 	}
 }
 

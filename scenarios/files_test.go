@@ -9,7 +9,7 @@ import (
 )
 
 // TestLessonFilesRegular: a lesson file that is a FIFO, a link to a device
-// or larger than MaxFileBytes is refused by name before it is read: no
+// or larger than its tier allows is refused by name before it is read: no
 // hang, no endless read.
 func TestLessonFilesRegular(t *testing.T) {
 	tests := []struct {
@@ -27,16 +27,12 @@ func TestLessonFilesRegular(t *testing.T) {
 				t.Fatal(err)
 			}
 		}, "not a regular file"},
-		{"too large", func(t *testing.T, p string) {
-			f, err := os.Create(p)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer f.Close()
-			if err := f.Truncate(MaxFileBytes + 1); err != nil { // sparse: nothing written
-				t.Fatal(err)
-			}
-		}, "may have at most"},
+		{"over the authored size", func(t *testing.T, p string) {
+			sparse(t, p, "id: demo\n", Authored().FileBytes+1)
+		}, "only an imported session, which declares `recorded:` near the top, may be larger"},
+		{"over the imported size", func(t *testing.T, p string) {
+			sparse(t, p, "id: demo\nrecorded:\n  file: x.jsonl\n", Recorded().FileBytes+1)
+		}, "a file of an imported session may have at most 67108864 (64 MiB)"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -88,7 +84,9 @@ func TestPlainYAML(t *testing.T) {
 	}
 }
 
-// TestWindowRange: a window of 2^63−1 tokens is refused, not replayed.
+// TestWindowRange: a window of 2^63−1 tokens is refused, not replayed:
+// no number of a lesson file may pass MaxNumber (a window past MaxWindow
+// but within it is refused by its own range, TestLoadErrors).
 func TestWindowRange(t *testing.T) {
 	dir := t.TempDir()
 	if err := os.MkdirAll(filepath.Join(dir, "demo"), 0o755); err != nil {
@@ -99,7 +97,23 @@ func TestWindowRange(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err := LoadDir(os.DirFS(dir), "demo", "lessons", nil, nil)
-	if err == nil || !strings.Contains(err.Error(), "window") || !strings.Contains(err.Error(), "from 1 to 10000000") {
+	if err == nil || !strings.Contains(err.Error(), "lesson.yaml:3: field window") || !strings.Contains(err.Error(), "to 1000000000") {
 		t.Errorf("LoadDir = %v; want the window refused with its range", err)
+	}
+}
+
+// sparse writes head at the start of a file of size bytes, the rest a hole.
+func sparse(t *testing.T, p, head string, size int64) {
+	t.Helper()
+	f, err := os.Create(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if _, err := f.WriteString(head); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Truncate(size); err != nil { // sparse: nothing written
+		t.Fatal(err)
 	}
 }

@@ -23,6 +23,10 @@ type Lesson struct {
 	Narration map[string]map[string]Section
 	// About lists the about:KEY sections in the order of the English file.
 	About []string
+	// Limits are the limits of the lesson's tier (Authored or Recorded);
+	// RunBudget applies their bounds on preset runs.
+	Limits Limits
+	file   string // lesson.yaml, as errors name it
 }
 
 // Section returns the narration section for the first of keys that exists in
@@ -52,14 +56,53 @@ var RequiredSections = []string{"about:intro"}
 // to file names in errors (e.g. the -lessons directory). tok counts texts
 // while every preset policy is checked.
 func Load(fsys fs.FS, prefix string, tok sim.Tokenizer) ([]*Lesson, error) {
-	dirs, err := fs.Glob(fsys, "*/lesson.yaml")
+	authored, recorded, err := Dirs(fsys)
 	if err != nil {
-		return nil, fmt.Errorf("list lessons: %w", err)
+		return nil, err
 	}
+	return LoadDirs(fsys, append(authored, recorded...), prefix, tok)
+}
+
+// Dirs lists the lesson directories of fsys (those holding lesson.yaml):
+// those written by hand, and the imported sessions, whose lesson.yaml
+// declares `recorded:` near the top (ctxsim import writes it there).
+func Dirs(fsys fs.FS) (authored, recorded []string, err error) {
+	files, err := fs.Glob(fsys, "*/lesson.yaml")
+	if err != nil {
+		return nil, nil, fmt.Errorf("list lessons: %w", err)
+	}
+	for _, p := range files {
+		if isRecorded(fsys, p) {
+			recorded = append(recorded, path.Dir(p))
+		} else {
+			authored = append(authored, path.Dir(p))
+		}
+	}
+	return authored, recorded, nil
+}
+
+// isRecorded peeks at lesson.yaml p for `recorded:`; a file it cannot
+// open, or one that is not a regular file, is left to the loader to refuse.
+func isRecorded(fsys fs.FS, p string) bool {
+	fi, err := fs.Stat(fsys, p)
+	if err != nil || !fi.Mode().IsRegular() {
+		return false
+	}
+	f, err := fsys.Open(p)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	return declaresRecorded(f)
+}
+
+// LoadDirs loads the lesson directories dirs of fsys, as Load does, in
+// the order of their `order:` fields.
+func LoadDirs(fsys fs.FS, dirs []string, prefix string, tok sim.Tokenizer) ([]*Lesson, error) {
 	md := newMarkdown()
 	var out []*Lesson
-	for _, p := range dirs {
-		l, err := LoadDir(fsys, path.Dir(p), prefix, md, tok)
+	for _, d := range dirs {
+		l, err := LoadDir(fsys, d, prefix, md, tok)
 		if err != nil {
 			return nil, err
 		}
@@ -69,10 +112,12 @@ func Load(fsys fs.FS, prefix string, tok sim.Tokenizer) ([]*Lesson, error) {
 	return out, nil
 }
 
-// dirFiles reads the files of one lesson directory.
+// dirFiles reads the files of one lesson directory within its limits.
 type dirFiles struct {
 	fsys        fs.FS
 	dir, prefix string
+	lim         Limits
+	read_       *int64 // bytes read so far from the directory
 }
 
 func (d dirFiles) read(name string) ([]byte, error) {
@@ -89,31 +134,32 @@ func (d dirFiles) read(name string) ([]byte, error) {
 	if !fi.Mode().IsRegular() {
 		return nil, fmt.Errorf("%s is not a regular file (%s); a lesson file must be one", name, fi.Mode().Type())
 	}
-	if fi.Size() > MaxFileBytes {
-		return nil, fmt.Errorf("%s has %d bytes; a lesson file may have at most %d (64 MiB)", name, fi.Size(), MaxFileBytes)
+	limit := d.lim.FileBytes
+	if strings.HasPrefix(path.Base(name), "narration.") {
+		limit = d.lim.NarrationBytes
+	}
+	if fi.Size() > limit {
+		return nil, fmt.Errorf("%s has %d bytes; a file of %s may have at most %d (%s)", name, fi.Size(), d.lim.Tier, limit, sizeText(limit))
+	}
+	if left := d.lim.LessonBytes - *d.read_; fi.Size() > left {
+		return nil, fmt.Errorf("%s has %d bytes and the lesson's other files %d; the files of %s may have at most %d (%s) together",
+			name, fi.Size(), *d.read_, d.lim.Tier, d.lim.LessonBytes, sizeText(d.lim.LessonBytes))
 	}
 	f, err := d.fsys.Open(p)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, MaxFileBytes+1))
+	data, err := io.ReadAll(io.LimitReader(f, limit+1))
 	if err != nil {
 		return nil, err
 	}
-	if len(data) > MaxFileBytes {
-		return nil, fmt.Errorf("%s grew past %d bytes while it was read", name, MaxFileBytes)
+	if int64(len(data)) > limit {
+		return nil, fmt.Errorf("%s grew past %d bytes while it was read", name, limit)
 	}
+	*d.read_ += int64(len(data))
 	return data, nil
 }
-
-// MaxWindow bounds a lesson's window in tokens: ten times the largest
-// window a provider offers today; sums of sizes stay far from overflow.
-const MaxWindow = 10_000_000
-
-// MaxFileBytes bounds one file of a lesson: enough for the lesson of a
-// 10,000-record imported session (about 15 MB), small enough to read.
-const MaxFileBytes = 64 << 20
 
 func (d dirFiles) name(file string) string { return path.Join(d.prefix, d.dir, file) }
 
@@ -122,7 +168,12 @@ func LoadDir(fsys fs.FS, dir, prefix string, md goldmark.Markdown, tok sim.Token
 	if md == nil {
 		md = newMarkdown()
 	}
-	files := dirFiles{fsys: fsys, dir: dir, prefix: prefix}
+	files := dirFiles{fsys: fsys, dir: dir, prefix: prefix, read_: new(int64)}
+	lim, err := tierOf(fsys, dir)
+	if err != nil {
+		return nil, &Error{File: files.name("lesson.yaml"), Msg: err.Error()}
+	}
+	files.lim = lim
 	data, err := files.read("lesson.yaml")
 	if err != nil {
 		return nil, &Error{File: files.name("lesson.yaml"), Msg: err.Error()}
@@ -132,6 +183,11 @@ func LoadDir(fsys fs.FS, dir, prefix string, md goldmark.Markdown, tok sim.Token
 	if err != nil {
 		return nil, err
 	}
+	if raw.Recorded != nil && lim.Tier != Recorded().Tier {
+		files.lim = Recorded() // a small imported session
+	} else if raw.Recorded == nil && lim.Tier == Recorded().Tier {
+		return nil, yf.errorAt("recorded", "is missing: a lesson.yaml this large must be an imported session")
+	}
 	sl, err := buildLesson(yf, &raw, files)
 	if err != nil {
 		return nil, err
@@ -139,7 +195,10 @@ func LoadDir(fsys fs.FS, dir, prefix string, md goldmark.Markdown, tok sim.Token
 	if raw.ID != path.Base(dir) {
 		return nil, yf.errorAt("id", fmt.Sprintf("must equal the directory name %q, got %q", path.Base(dir), raw.ID))
 	}
-	l := &Lesson{Lesson: sl, Narration: map[string]map[string]Section{}, Draw: raw.Draw}
+	l := &Lesson{Lesson: sl, Narration: map[string]map[string]Section{}, Draw: raw.Draw, Limits: files.lim, file: files.name("lesson.yaml")}
+	if err := checkCounts(yf, &raw, l, files.lim); err != nil {
+		return nil, err
+	}
 	if l.Draw == "" {
 		l.Draw = DrawBlocks
 	}
@@ -152,7 +211,7 @@ func LoadDir(fsys fs.FS, dir, prefix string, md goldmark.Markdown, tok sim.Token
 		if err != nil {
 			return nil, &Error{File: files.name(f), Msg: "cannot read narration: " + err.Error()}
 		}
-		secs, order, err := parseNarration(files.name(f), data, md)
+		secs, order, err := parseNarration(files.name(f), data, md, files.lim)
 		if err != nil {
 			return nil, err
 		}
@@ -196,7 +255,11 @@ func checkNarration(l *Lesson, name func(string) string, tok sim.Tokenizer) erro
 	if coversEveryKind(l.Narration[Languages[0]]) {
 		return nil // every frame has at least its kind's section
 	}
+	budget := l.RunBudget()
 	return sim.RunEach(l.Lesson, l.PresetPolicies(), tok, func(_ int, p sim.Policy, r *sim.Replay) error {
+		if err := budget.Spend(r); err != nil {
+			return err
+		}
 		for _, f := range r.Frames {
 			if !hasAny(l.Narration[Languages[0]], append(append([]string{}, f.Narration...), "@"+string(f.Kind))) {
 				return &Error{File: name("narration." + Languages[0] + ".md"), Field: f.Narration[len(f.Narration)-1],

@@ -181,6 +181,26 @@ func TestLoadErrors(t *testing.T) {
 			s := replaceOnce(t, f["lesson.yaml"], "window: 50000 ", "window: abc   ")
 			return broken{"lesson.yaml", s, lineOf(t, s, "window: abc", 1), "window"}
 		}},
+		{"window past the limit (2^63-1)", func(t *testing.T, f map[string]string) broken {
+			s := replaceOnce(t, f["lesson.yaml"], "window: 50000 ", "window: 9223372036854775807 ")
+			return broken{"lesson.yaml", s, lineOf(t, s, "window: 9223372036854775807", 1), "window"}
+		}},
+		{"window past MaxWindow", func(t *testing.T, f map[string]string) broken {
+			s := replaceOnce(t, f["lesson.yaml"], "window: 50000 ", "window: 20000000 ")
+			return broken{"lesson.yaml", s, lineOf(t, s, "window: 20000000", 1), "window"}
+		}},
+		{"a message of 2^63-1 tokens", func(t *testing.T, f map[string]string) broken {
+			s := replaceOnce(t, f["lesson.yaml"], "tokens: 800\n        content: |\n          Noted", "tokens: 9223372036854775807\n        content: |\n          Noted")
+			return broken{"lesson.yaml", s, lineOf(t, s, "tokens: 9223372036854775807", 1), "trace[1].messages[1].tokens"}
+		}},
+		{"a number past any range", func(t *testing.T, f map[string]string) broken {
+			s := replaceOnce(t, f["lesson.yaml"], "order: 1\n", "order: 99999999999\n")
+			return broken{"lesson.yaml", s, lineOf(t, s, "order: 99999999999", 1), "order"}
+		}},
+		{"window as a float", func(t *testing.T, f map[string]string) broken {
+			s := replaceOnce(t, f["lesson.yaml"], "window: 50000 ", "window: 1.5 ")
+			return broken{"lesson.yaml", s, lineOf(t, s, "window: 1.5", 1), "window"}
+		}},
 		{"wrong type in a message", func(t *testing.T, f map[string]string) broken {
 			s := replaceOnce(t, f["lesson.yaml"], "tokens: 800\n        content: |\n          Noted", "tokens: 0.8k\n        content: |\n          Noted")
 			return broken{"lesson.yaml", s, lineOf(t, s, "tokens: 0.8k", 1), "trace[1].messages[1].tokens"}

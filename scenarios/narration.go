@@ -182,9 +182,10 @@ func newMarkdown() goldmark.Markdown {
 //	@@ key
 //	# Headline
 //	Markdown body...
-func parseNarration(name string, data []byte, md goldmark.Markdown) (map[string]Section, []string, error) {
+func parseNarration(name string, data []byte, md goldmark.Markdown, lim Limits) (map[string]Section, []string, error) {
 	out := map[string]Section{}
 	var order []string
+	about, aboutFigs := 0, 0 // bytes and figures of the about: sections: every frame renders them
 	lines := strings.Split(string(data), "\n")
 	type open struct {
 		key, headline string
@@ -202,6 +203,33 @@ func parseNarration(name string, data []byte, md goldmark.Markdown) (map[string]
 		}
 		if m := condition.FindString(cur.headline); m != "" {
 			return &Error{File: name, Line: cur.line, Field: cur.key, Msg: "a headline has no conditions: give the variant its own section key"}
+		}
+		n := len(cur.headline)
+		for _, b := range cur.body {
+			n += len(b) + 1
+		}
+		if lim.SectionBytes > 0 && n > lim.SectionBytes {
+			return &Error{File: name, Line: cur.line, Field: cur.key, Msg: fmt.Sprintf("section has %d bytes; a section of %s may have at most %d (%s): it is rendered for every frame it narrates",
+				n, lim.Tier, lim.SectionBytes, sizeText(int64(lim.SectionBytes)))}
+		}
+		figs := 0
+		for _, b := range cur.body {
+			figs += len(placeholder.FindAllStringIndex(b, -1)) + strings.Count(b, "{?")
+		}
+		figs += len(placeholder.FindAllStringIndex(cur.headline, -1))
+		if lim.Figures > 0 && figs > lim.Figures {
+			return &Error{File: name, Line: cur.line, Field: cur.key, Msg: fmt.Sprintf("section has %d placeholders and conditions; a section of %s may have at most %d: each is resolved for every frame it narrates",
+				figs, lim.Tier, lim.Figures)}
+		}
+		if strings.HasPrefix(cur.key, "about:") {
+			if aboutFigs += figs; lim.Figures > 0 && aboutFigs > lim.Figures {
+				return &Error{File: name, Line: cur.line, Field: cur.key, Msg: fmt.Sprintf("the about: sections up to this one have %d placeholders and conditions; those of %s may have at most %d together: every frame renders them",
+					aboutFigs, lim.Tier, lim.Figures)}
+			}
+			if about += n; lim.AboutBytes > 0 && about > lim.AboutBytes {
+				return &Error{File: name, Line: cur.line, Field: cur.key, Msg: fmt.Sprintf("the about: sections up to this one have %d bytes; those of %s may have at most %d (%s) together: every frame renders them",
+					about, lim.Tier, lim.AboutBytes, sizeText(int64(lim.AboutBytes)))}
+			}
 		}
 		chunks, err := chunksOf(name, cur.key, cur.body, cur.bodyLine, md)
 		if err != nil {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"reflect"
 	"strconv"
 	"strings"
 
@@ -49,6 +50,9 @@ func decodeYAML(name string, data []byte, v any) (*yamlFile, error) {
 		root = doc.Content[0]
 	}
 	if err := plain(name, root, ""); err != nil {
+		return nil, err
+	}
+	if err := wholeNumbers(name, root, reflect.TypeOf(v), ""); err != nil {
 		return nil, err
 	}
 	return &yamlFile{name: name, root: root}, nil
@@ -186,3 +190,76 @@ func (f *yamlFile) keys(path string) []string {
 	}
 	return out
 }
+
+// wholeNumbers refuses a number with a fraction where the schema (the type
+// of v, walked beside the document) wants a whole one: decoding would
+// quietly drop the fraction (window: 1.5 read as 1).
+func wholeNumbers(name string, n *yaml.Node, t reflect.Type, path string) error {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if reflect.PointerTo(t).Implements(unmarshaler) {
+		return nil // the type reads its own YAML
+	}
+	switch t.Kind() {
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		if n.Kind == yaml.ScalarNode && n.Tag == "!!float" {
+			return &Error{File: name, Line: n.Line, Field: path, Msg: fmt.Sprintf("must be a whole number, got %s", n.Value)}
+		}
+		if v, err := strconv.ParseInt(n.Value, 0, 64); n.Kind == yaml.ScalarNode && n.Tag == "!!int" && (err != nil || v > MaxNumber || v < -MaxNumber) {
+			return &Error{File: name, Line: n.Line, Field: path, Msg: fmt.Sprintf("must be a number from -%d to %d, got %s", MaxNumber, MaxNumber, n.Value)}
+		}
+	case reflect.Slice, reflect.Array:
+		if n.Kind != yaml.SequenceNode {
+			return nil
+		}
+		for i, c := range n.Content {
+			if err := wholeNumbers(name, c, t.Elem(), fmt.Sprintf("%s[%d]", path, i)); err != nil {
+				return err
+			}
+		}
+	case reflect.Map:
+		if n.Kind != yaml.MappingNode {
+			return nil
+		}
+		for i := 1; i < len(n.Content); i += 2 {
+			if err := wholeNumbers(name, n.Content[i], t.Elem(), joinPath(path, n.Content[i-1].Value)); err != nil {
+				return err
+			}
+		}
+	case reflect.Struct:
+		if n.Kind != yaml.MappingNode {
+			return nil
+		}
+		for i := 1; i < len(n.Content); i += 2 {
+			key := n.Content[i-1].Value
+			if f, ok := fieldByTag(t, key); ok {
+				if err := wholeNumbers(name, n.Content[i], f.Type, joinPath(path, key)); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	return nil
+}
+
+var unmarshaler = reflect.TypeFor[yaml.Unmarshaler]()
+
+// MaxNumber bounds every whole number of a lesson file: sums of many of
+// them stay far from overflow. Fields have their own, smaller ranges.
+const MaxNumber = 1_000_000_000
+
+// fieldByTag finds the field of struct t that the YAML key names.
+func fieldByTag(t reflect.Type, key string) (reflect.StructField, bool) {
+	for i := range t.NumField() {
+		f := t.Field(i)
+		tag, _, _ := strings.Cut(f.Tag.Get("yaml"), ",")
+		if tag == key || (tag == "" && strings.EqualFold(f.Name, key)) {
+			return f, true
+		}
+	}
+	return reflect.StructField{}, false
+}
+
+func joinPath(path, key string) string { return strings.TrimPrefix(path+"."+key, ".") }

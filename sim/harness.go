@@ -347,7 +347,7 @@ func (h *harness) lookup(id string) bool {
 	}
 	found, where := false, ""
 	h.each(func(b *Block) bool {
-		if h.l.holds(fact, b.Content) {
+		if h.l.Holds(fact, b.Content) {
 			found, where = true, b.ID
 		}
 		return !found

@@ -146,8 +146,9 @@ func (l *Lesson) IndexFacts() {
 	}
 }
 
-// holds reports whether fact's pattern matches text.
-func (l *Lesson) holds(f Fact, text string) bool {
+// Holds reports whether fact's pattern matches text: looked up for the
+// texts the lesson fixes (IndexFacts), matched for the others.
+func (l *Lesson) Holds(f Fact, text string) bool {
 	if f.Pattern == nil {
 		return false
 	}

@@ -29,6 +29,8 @@ type IndexPage struct {
 	Assets  Assets
 	AltLang Link
 	Lessons []LessonCard
+	// Preparing says which lessons are still being prepared; empty when none.
+	Preparing string
 }
 
 // LessonCard is one lesson on the index.

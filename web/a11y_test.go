@@ -234,7 +234,7 @@ func a11yPages(t *testing.T, s *Server, base string) []a11yPage {
 		{name: "400", path: cmURL("en", cmPolicy, 99), wait: `[data-testid=error][data-status="400"]`},
 	}
 	for _, id := range lessonIDs(t, base) {
-		l, ok := s.lessons.byID[id]
+		l, ok := s.lib().byID[id]
 		if !ok {
 			t.Fatalf("/api/lessons lists %q, unknown to the server", id)
 		}

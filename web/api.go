@@ -182,8 +182,8 @@ func objectOf(fs []sim.Field) object {
 }
 
 func (s *Server) lessonsJSON() []lessonJSON {
-	out := make([]lessonJSON, 0, len(s.lessons.list))
-	for _, l := range s.lessons.list {
+	out := make([]lessonJSON, 0, len(s.lib().list))
+	for _, l := range s.lib().list {
 		out = append(out, lessonJSON{ID: l.ID, Title: l.Title.In("en")})
 	}
 	return out
@@ -194,9 +194,9 @@ func (s *Server) apiLessons(c echo.Context) error {
 }
 
 func (s *Server) apiFrames(c echo.Context) error {
-	l, ok := s.lessons.byID[c.Param("id")]
-	if !ok {
-		return notFound("lesson " + quote(c.Param("id")))
+	l, err := s.lesson(c.Param("id"))
+	if err != nil {
+		return err
 	}
 	p, err := ApplyQuery(l.Lesson, l.DefaultPolicy(), c.QueryParams())
 	if err != nil {

@@ -453,7 +453,7 @@ func TestBrowserAutoplayPauses(t *testing.T) {
 	// Where autoplay must pause: the first decisive step of each run of
 	// decisive steps, not every one of them.
 	s := newTestServer(t)
-	l := s.lessons.byID["context-memory"]
+	l := s.lib().byID["context-memory"]
 	r, err := s.run(l, l.DefaultPolicy())
 	if err != nil {
 		t.Fatal(err)

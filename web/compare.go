@@ -10,7 +10,7 @@ import (
 // comparison's page links to the timelines of every mode option on both
 // sides, and its neighbours link to the same ones.
 func (s *Server) timeline(ra, rb *sim.Replay) []pair {
-	if !s.presetRuns[ra] || !s.presetRuns[rb] {
+	if !s.lib().presetRuns[ra] || !s.lib().presetRuns[rb] {
 		return alignRuns(ra.Frames, rb.Frames)
 	}
 	k := [2]*sim.Replay{ra, rb}

@@ -8,7 +8,7 @@ import (
 
 func TestAlignRuns(t *testing.T) {
 	s := newTestServer(t)
-	l := s.lessons.byID["context-memory"]
+	l := s.lib().byID["context-memory"]
 	rd, _ := s.run(l, l.DefaultPolicy())
 	off, _ := l.With(l.DefaultPolicy(), "compaction", "off")
 	rn, _ := s.run(l, off)

@@ -62,7 +62,7 @@ func reserveFor(units float64) float64 {
 // the view's rows and labels.
 func (s *Server) drawWindow(v *frameView, w *views.Window, rows []row) {
 	f, l := v.f, v.l
-	in := draw.Window{Tokens: l.Window, Height: boxHeight, Reserve: s.reserve[l.ID], GroupText: func(rs []int) string {
+	in := draw.Window{Tokens: l.Window, Height: boxHeight, Reserve: s.lib().reserve[l.ID], GroupText: func(rs []int) string {
 		return groupText(v, rows, rs)
 	}}
 	for i := range rows {

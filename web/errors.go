@@ -44,6 +44,9 @@ type Error struct {
 	Msg     string // for the user; a 500 never shows its cause
 	// RetryAfter is the Retry-After of a 503 or 429, in seconds: 60 when 0.
 	RetryAfter int
+	// Reload asks a browser to load the page again after RetryAfter (a
+	// Refresh header on the HTML page): the wait is short and certain.
+	Reload bool
 }
 
 // Error is the message a user sees.
@@ -124,6 +127,9 @@ func (s *Server) handleError(err error, c echo.Context) {
 	h := c.Response().Header()
 	if e.Code == Unavailable || e.Code == TooMany {
 		h.Set("Retry-After", strconv.Itoa(cmp.Or(e.RetryAfter, 60)))
+		if e.Reload && !isAPI(c.Request().URL.Path) {
+			h.Set("Refresh", strconv.Itoa(cmp.Or(e.RetryAfter, 60)))
+		}
 	}
 	head := c.Request().Method == http.MethodHead // same headers as GET, no body
 	body := errorBody{Error: e.Msg, Param: e.Param, Allowed: e.Allowed}
@@ -163,7 +169,7 @@ func (s *Server) errorPage(ctx context.Context, lang string, status int, e *Erro
 	if e.Code == Internal {
 		page.Message = ui.T("ui.error.internal")
 	}
-	for _, l := range s.lessons.list {
+	for _, l := range s.lib().list {
 		page.Lessons = append(page.Lessons, views.Link{Label: l.Title.In(lang), URL: "/" + lang + "/" + l.ID})
 	}
 	var buf bytes.Buffer

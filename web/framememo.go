@@ -38,7 +38,7 @@ func (k frameKey) String() string { return fmt.Sprintf("%p/%d/%s", k.run, k.i, k
 // memoFor returns the memo for v's frame, nil when frames are not kept (a
 // live server, a typed policy's run).
 func (s *Server) memoFor(v *frameView) (*frameMemo, frameKey) {
-	if s.memo == nil || !s.presetRuns[v.run] {
+	if s.memo == nil || !s.lib().presetRuns[v.run] {
 		return nil, frameKey{}
 	}
 	return s.memo, frameKey{v.run, v.i, v.ui.Lang}

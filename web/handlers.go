@@ -27,6 +27,19 @@ func (s *Server) index(c echo.Context) error {
 		rememberLang(c, lang)
 		vary = varyCoding
 	}
+	if len(s.lib().pending) > 0 {
+		// Not kept: the list changes as each pending lesson joins.
+		comp, err := s.indexView(lang)
+		if err != nil {
+			return err
+		}
+		raw, err := s.renderPage(c.Request().Context(), comp)
+		if err != nil {
+			return err
+		}
+		c.Response().Header().Set(echo.HeaderCacheControl, "no-store")
+		return writeBody(c, newBody(raw, echo.MIMETextHTMLCharsetUTF8, s.caches.zip), vary)
+	}
 	return s.servePage(c, "/"+lang, vary, func() (templ.Component, error) { return s.indexView(lang) })
 }
 
@@ -35,7 +48,11 @@ func (s *Server) indexView(lang string) (templ.Component, error) {
 	ui := s.cat.For(lang)
 	p := views.IndexPage{Lang: lang, UI: ui, Assets: s.assets.urls,
 		AltLang: views.Link{Label: ui.T("ui.other-lang"), URL: "/" + otherLang(lang) + "/"}}
-	for _, l := range s.lessons.list {
+	lib := s.lib()
+	if len(lib.pending) > 0 {
+		p.Preparing = ui.F("ui.preparing", map[string]string{"ids": strings.Join(lib.pending, ", ")})
+	}
+	for _, l := range lib.list {
 		r, err := s.run(l, l.DefaultPolicy())
 		if err != nil {
 			return nil, err
@@ -57,8 +74,11 @@ func (s *Server) langOrLesson(c echo.Context) error {
 	if slices.Contains(languages(), v) {
 		return s.index(c)
 	}
-	if l, ok := s.lessons.byID[v]; ok {
+	if l, ok := s.lib().byID[v]; ok {
 		return c.Redirect(http.StatusFound, LessonURL(State{Lang: s.langOf(c), Lesson: l.ID, Policy: l.DefaultPolicy(), Step: 1}))
+	}
+	if err := preparing(s.lib(), v); err != nil {
+		return err
 	}
 	return notFound("page " + quote(v))
 }

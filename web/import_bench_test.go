@@ -54,7 +54,7 @@ func BenchmarkImportedStepPage(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	l := s.lessons.byID["long"]
+	l := s.lib().byID["long"]
 	req := httptest.NewRequest(http.MethodGet, LessonURL(State{Lang: "en", Lesson: "long", Policy: l.DefaultPolicy(), Step: rep.Steps / 2}), nil)
 	// The first visit replays the policies its mode links name (their
 	// outlines): once per server, not per page.

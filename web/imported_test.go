@@ -95,7 +95,7 @@ func TestImportedLessons(t *testing.T) {
 	}
 	h := s.Handler()
 	for _, id := range importedIDs {
-		l, ok := s.lessons.byID[id]
+		l, ok := s.lib().byID[id]
 		if !ok {
 			t.Fatalf("the server has no lesson %s", id)
 		}
@@ -158,7 +158,7 @@ func TestImportedPage(t *testing.T) {
 		t.Fatal(err)
 	}
 	h := s.Handler()
-	l := s.lessons.byID["session-cc-compaction"]
+	l := s.lib().byID["session-cc-compaction"]
 	p := l.DefaultPolicy()
 	if p.String() != "compaction-recorded.threshold-92.strategy-off.window-200000" {
 		t.Fatalf("default policy %s; want compaction as recorded, the compressor off, the 200k window", p)
@@ -235,18 +235,18 @@ func TestLongSession(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	l := s0.lessons.byID["session-grouped"]
+	l := s0.lib().byID["session-grouped"]
 	s, err := New(Config{Lessons: []*scenarios.Lesson{l}, Tokens: s0.tok, LongRun: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(s.presets) != 1 {
-		t.Errorf("%d preset runs kept from start-up; want 1 (the default)", len(s.presets))
+	if len(s.lib().presets) != 1 {
+		t.Errorf("%d preset runs kept from start-up; want 1 (the default)", len(s.lib().presets))
 	}
-	if _, ok := s.presets[runKey{l.ID, l.DefaultPolicy()}]; !ok {
+	if _, ok := s.lib().presets[runKey{l.ID, l.DefaultPolicy()}]; !ok {
 		t.Errorf("the default run is not kept")
 	}
-	if got, want := s.reserve[l.ID], 30*boxHeight/100.0; got != want {
+	if got, want := s.lib().reserve[l.ID], 30*boxHeight/100.0; got != want {
 		t.Errorf("reserve %v; want the largest class %v", got, want)
 	}
 	h := s.Handler()

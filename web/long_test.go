@@ -49,7 +49,7 @@ func stepPage(t *testing.T, s *Server, l *scenarios.Lesson, step int) (string, v
 // decisive steps nearest it; a field reaches any other step.
 func TestLongLessonStepPage(t *testing.T) {
 	s := newTestServer(t)
-	cm := s.lessons.byID["context-memory"]
+	cm := s.lib().byID["context-memory"]
 	long := longLesson(cm, 100)
 	for _, step := range []int{1, 8, 14} {
 		short, _ := stepPage(t, s, cm, step)

@@ -21,6 +21,7 @@ type frameView struct {
 	f      *sim.Frame
 	run    *sim.Replay
 	ui     catalog.Messages
+	conds  map[string]bool // conditions decided so far ("name:arg")
 }
 
 func newFrameView(l *scenarios.Lesson, p sim.Policy, r *sim.Replay, i int, ui catalog.Messages) *frameView {
@@ -184,8 +185,23 @@ func (v *frameView) Value(name, arg string) (string, bool) {
 	return "", false
 }
 
-// Cond decides a narration condition.
+// Cond decides a narration condition, once per frame view.
 func (v *frameView) Cond(name, arg string) (bool, bool) {
+	k := name + ":" + arg
+	if c, ok := v.conds[k]; ok {
+		return c, true
+	}
+	c, ok := v.cond(name, arg)
+	if ok {
+		if v.conds == nil {
+			v.conds = map[string]bool{}
+		}
+		v.conds[k] = c
+	}
+	return c, ok
+}
+
+func (v *frameView) cond(name, arg string) (bool, bool) {
 	switch name {
 	case "in":
 		ref := refOf(v, arg)
@@ -247,7 +263,7 @@ func (v *frameView) factIn(id string, bs []sim.Block) bool {
 			continue
 		}
 		for _, b := range bs {
-			if f.Pattern.MatchString(b.Content) {
+			if v.l.Holds(f, b.Content) {
 				return true
 			}
 		}

@@ -208,7 +208,7 @@ func costOf[V comparable](c *lru[V], key string) int64 {
 
 func TestReplaysAreShared(t *testing.T) {
 	s := newTestServer(t)
-	l := s.lessons.byID["context-memory"]
+	l := s.lib().byID["context-memory"]
 	typed, err := l.ParsePolicy("compaction-on.memory-on.threshold-77.rec-4")
 	if err != nil {
 		t.Fatal(err)
@@ -223,7 +223,7 @@ func TestReplaysAreShared(t *testing.T) {
 	if s.caches.replays.limit != defaultReplayCacheRuns {
 		t.Errorf("replay bound = %d; want %d", s.caches.replays.limit, defaultReplayCacheRuns)
 	}
-	if r, _ := s.run(l, l.DefaultPolicy()); r != s.presets[runKey{l.ID, l.DefaultPolicy()}] {
+	if r, _ := s.run(l, l.DefaultPolicy()); r != s.lib().presets[runKey{l.ID, l.DefaultPolicy()}] {
 		t.Error("a preset policy did not come from the start-up runs")
 	}
 }

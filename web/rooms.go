@@ -41,8 +41,8 @@ func (s *Server) newRooms(store roomstore.Store, lim RoomLimits, trusted []netip
 	rs := &roomService{s: s, store: store, heartbeat: roomHeartbeat, shutdowns: map[*http.Server]chan struct{}{}, lan: lanAddrs,
 		creates: newRateLimiter(lim.CreateBurst, lim.CreateEvery, time.Now), streams: newStreamGate(lim.Streams, lim.ClientStreams),
 		trusted: trusted}
-	if len(s.lessons.list) > 0 {
-		l := s.lessons.list[0]
+	if len(s.lib().list) > 0 {
+		l := s.lib().list[0]
 		rs.example = LessonURL(State{Lang: "en", Lesson: l.ID, Policy: l.DefaultPolicy(), Step: 1})
 	}
 	return rs

@@ -9,8 +9,10 @@ import (
 	"net"
 	"net/http"
 	"net/netip"
+	"runtime"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/labstack/echo/v4"
@@ -60,31 +62,22 @@ type Config struct {
 // its bounded caches change.
 type Server struct {
 	echo    *echo.Echo
-	lessons lessonSet
+	library atomic.Pointer[library] // the lessons; replaced whole by Add
+	addMu   sync.Mutex              // serializes Add, Pending, Drop
 	tok     sim.Tokenizer
 	cat     *catalog.Catalog
-	presets map[runKey]*sim.Replay // preset policies run at start-up, while they fit presetBlocks
-	// presetKept is the blocks of the kept preset runs.
-	presetKept int
-	longRun    int                // Config.LongRun
-	reserve    map[string]float64 // per lesson: room below the box for the largest overflow of its preset runs
-	assets     assetSet
-	page500    map[string][]byte // the 500 page per language, rendered at start-up
-	rooms      *roomService
-	log        *slog.Logger
-	caches     *caches         // rendered pages and typed-policy replays (pagecache.go)
-	encoded    map[string]bool // route paths whose handlers pick their own content coding
-	export     bool            // pages for a static copy (Config.Static)
-	// presetRuns are the runs in presets; timelines keeps alignRuns of
-	// pairs of them ([2]*sim.Replay → []pair).
-	presetRuns map[*sim.Replay]bool
-	timelines  sync.Map
-	memo       *frameMemo // a static copy's windows and headlines; nil for a live server
-}
-
-type lessonSet struct {
-	list []*scenarios.Lesson
-	byID map[string]*scenarios.Lesson
+	longRun int // Config.LongRun
+	assets  assetSet
+	page500 map[string][]byte // the 500 page per language, rendered at start-up
+	rooms   *roomService
+	log     *slog.Logger
+	caches  *caches         // rendered pages and typed-policy replays (pagecache.go)
+	encoded map[string]bool // route paths whose handlers pick their own content coding
+	export  bool            // pages for a static copy (Config.Static)
+	// timelines keeps alignRuns of pairs of preset runs ([2]*sim.Replay →
+	// []pair).
+	timelines sync.Map
+	memo      *frameMemo // a static copy's windows and headlines; nil for a live server
 }
 
 type runKey struct {
@@ -107,25 +100,26 @@ func New(cfg Config) (*Server, error) {
 		}
 		cfg.Catalog = c
 	}
-	s := &Server{tok: cfg.Tokens, log: cfg.Log, longRun: cmp.Or(cfg.LongRun, defaultLongRun), cat: cfg.Catalog, presets: map[runKey]*sim.Replay{},
-		presetRuns: map[*sim.Replay]bool{}, reserve: map[string]float64{},
-		lessons: lessonSet{byID: map[string]*scenarios.Lesson{}}, caches: newCaches(cfg), encoded: map[string]bool{},
-		export: cfg.Static}
+	s := &Server{tok: cfg.Tokens, log: cfg.Log, longRun: cmp.Or(cfg.LongRun, defaultLongRun), cat: cfg.Catalog,
+		caches: newCaches(cfg), encoded: map[string]bool{}, export: cfg.Static}
+	lib := newLibrary()
 	for _, l := range cfg.Lessons {
-		if _, dup := s.lessons.byID[l.ID]; dup {
-			return nil, fmt.Errorf("lesson %q is defined twice", l.ID)
-		}
-		s.lessons.list = append(s.lessons.list, l)
-		s.lessons.byID[l.ID] = l
-		if err := s.prepare(l); err != nil {
+		if err := lib.claim(l.ID); err != nil {
 			return nil, err
 		}
 	}
-	var err error
+	ps, err := s.prepareAll(cfg.Lessons)
+	if err != nil {
+		return nil, err
+	}
+	for _, p := range ps {
+		lib.add(p)
+	}
+	s.library.Store(lib)
 	if s.assets, err = buildAssets(s.cat.Script()); err != nil {
 		return nil, err
 	}
-	s.assets.precompress()
+	go s.assets.precompress() // a request for an asset before it is done compresses it itself
 	if s.export {
 		s.memo = newFrameMemo()
 		s.assets.urls.Static, s.assets.urls.CSP, s.assets.urls.Room = true, MetaContentSecurityPolicy, ""
@@ -142,35 +136,55 @@ func New(cfg Config) (*Server, error) {
 	return s, nil
 }
 
+// prepared is what preparing a lesson made: its preset runs, default
+// first, and the room below its box.
+type prepared struct {
+	l       *scenarios.Lesson
+	runs    []keptRun
+	reserve float64
+}
+
+type keptRun struct {
+	p sim.Policy
+	r *sim.Replay
+}
+
 // prepare runs every preset policy of l, checks that every frame's
 // narration renders in every language, and measures the room below the
-// window box that its largest overflow needs. Runs are kept for the pages
-// while they fit presetBlocks. A long session (its default run alone
-// holds more than longRun blocks) is prepared under its default policy
-// only: its other policies replay on demand through the bounded replay
-// cache, and its box keeps the largest room class below it.
-func (s *Server) prepare(l *scenarios.Lesson) error {
+// window box that its largest overflow needs. A long session (its default
+// run alone holds more than longRun blocks) is prepared under its default
+// policy only: its other policies replay on demand through the bounded
+// replay cache, and its box keeps the largest room class below it. The
+// runs count against the run budget of the lesson's limits.
+func (s *Server) prepare(l *scenarios.Lesson) (*prepared, error) {
 	if c, ok := s.tok.(interface{ CountAll([]string) }); ok {
 		c.CountAll(l.Texts()) // on every CPU; the runs then look counts up
 	}
 	dp := l.DefaultPolicy()
 	def, err := sim.Run(l.Lesson, dp, s.tok)
 	if err != nil {
-		return fmt.Errorf("run lesson %s: %w", l.ID, err)
+		return nil, fmt.Errorf("run lesson %s: %w", l.ID, err)
+	}
+	budget := l.RunBudget()
+	if err := budget.Spend(def); err != nil {
+		return nil, err
 	}
 	reserve, err := s.check(l, dp, def)
 	if err != nil {
-		return fmt.Errorf("run lesson %s: %w", l.ID, err)
+		return nil, fmt.Errorf("run lesson %s: %w", l.ID, err)
 	}
-	s.keep(l, dp, def)
+	out := &prepared{l: l, runs: []keptRun{{dp, def}}}
 	if frameBlocks(def) > s.longRun {
-		s.reserve[l.ID] = reserveFor(max(reserve, boxHeight))
+		out.reserve = reserveFor(max(reserve, boxHeight))
 		s.log.Info("a long session: policies other than the default replay on demand", "lesson", l.ID, "presets", len(l.PresetPolicies()))
-		return nil
+		return out, nil
 	}
 	others := slices.DeleteFunc(l.PresetPolicies(), func(p sim.Policy) bool { return p == dp })
 	var mu sync.Mutex
 	err = sim.RunEach(l.Lesson, others, s.tok, func(_ int, p sim.Policy, r *sim.Replay) error {
+		if err := budget.Spend(r); err != nil {
+			return err
+		}
 		res, err := s.check(l, p, r)
 		if err != nil {
 			return err
@@ -178,14 +192,32 @@ func (s *Server) prepare(l *scenarios.Lesson) error {
 		mu.Lock()
 		defer mu.Unlock()
 		reserve = max(reserve, res)
-		s.keep(l, p, r)
+		out.runs = append(out.runs, keptRun{p, r})
 		return nil
 	})
 	if err != nil {
-		return fmt.Errorf("run lesson %s: %w", l.ID, err)
+		return nil, fmt.Errorf("run lesson %s: %w", l.ID, err)
 	}
-	s.reserve[l.ID] = reserveFor(reserve)
-	return nil
+	out.reserve = reserveFor(reserve)
+	return out, nil
+}
+
+// prepareAll prepares ls, two lessons at a time per CPU (a lesson's own
+// runs are parallel only past its default run), in their order.
+func (s *Server) prepareAll(ls []*scenarios.Lesson) ([]*prepared, error) {
+	out := make([]*prepared, len(ls))
+	errs := make([]error, len(ls))
+	sem := make(chan struct{}, 2*runtime.GOMAXPROCS(0))
+	var wg sync.WaitGroup
+	for i, l := range ls {
+		wg.Go(func() {
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			out[i], errs[i] = s.prepare(l)
+		})
+	}
+	wg.Wait()
+	return out, errors.Join(errs...)
 }
 
 // check renders the narration of every frame of r in every language, and
@@ -206,10 +238,10 @@ func (s *Server) check(l *scenarios.Lesson, p sim.Policy, r *sim.Replay) (float6
 
 // keep keeps a preset run for the pages while the kept runs fit
 // presetBlocks. The caller holds the lock, if several may call at once.
-func (s *Server) keep(l *scenarios.Lesson, p sim.Policy, r *sim.Replay) {
-	if n := frameBlocks(r); s.presetKept+n <= presetBlocks {
-		s.presetKept += n
-		s.presets[runKey{l.ID, p}], s.presetRuns[r] = r, true
+func (lib *library) keep(l *scenarios.Lesson, p sim.Policy, r *sim.Replay) {
+	if n := frameBlocks(r); lib.presetKept+n <= presetBlocks {
+		lib.presetKept += n
+		lib.presets[runKey{l.ID, p}], lib.presetRuns[r] = r, true
 	}
 }
 
@@ -245,7 +277,7 @@ func (s *Server) warm(f sim.Frame) {
 // typed policy asks for its run several times and for one run per mode
 // link; replays are immutable, so they are shared.
 func (s *Server) run(l *scenarios.Lesson, p sim.Policy) (*sim.Replay, error) {
-	if r, ok := s.presets[runKey{l.ID, p}]; ok {
+	if r, ok := s.lib().presets[runKey{l.ID, p}]; ok {
 		return r, nil
 	}
 	return s.caches.replays.getOrMake(l.ID+"/"+p.String(), func() (*sim.Replay, int64, error) {
@@ -262,7 +294,7 @@ func (s *Server) run(l *scenarios.Lesson, p sim.Policy) (*sim.Replay, error) {
 // kept apart from the run (a long session's run is large; its outline is
 // not), so a page's mode links do not hold or redo every option's run.
 func (s *Server) outline(l *scenarios.Lesson, p sim.Policy) ([]sim.Frame, error) {
-	if r, ok := s.presets[runKey{l.ID, p}]; ok {
+	if r, ok := s.lib().presets[runKey{l.ID, p}]; ok {
 		return r.Frames, nil
 	}
 	o, err := s.caches.outlines.getOrMake(l.ID+"/"+p.String(), func() (*outline, int64, error) {

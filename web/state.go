@@ -117,9 +117,9 @@ func (s *Server) langAndLesson(lang, id string) (string, *scenarios.Lesson, erro
 	if !slices.Contains(languages(), lang) {
 		return "", nil, notFound("language " + quote(lang) + " (use " + strings.Join(languages(), " or ") + ")")
 	}
-	l, ok := s.lessons.byID[id]
-	if !ok {
-		return "", nil, notFound("lesson " + quote(id))
+	l, err := s.lesson(id)
+	if err != nil {
+		return "", nil, err
 	}
 	return lang, l, nil
 }

@@ -55,7 +55,7 @@ func (s *Server) Site() (Site, error) {
 	}
 	site.Docs = append(site.Docs, Doc{URL: "/api/lessons", Path: "/api/lessons.json"})
 	site.Redirects = append(site.Redirects, Redirect{From: "/api/lessons", To: "/api/lessons.json", Status: http.StatusOK})
-	for _, l := range s.lessons.list {
+	for _, l := range s.lib().list {
 		if err := s.lessonSite(&site, l); err != nil {
 			return Site{}, err
 		}

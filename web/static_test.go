@@ -111,7 +111,7 @@ func TestStaticPages(t *testing.T) {
 // mode; a live server links to every one.
 func TestStaticLinkable(t *testing.T) {
 	live, static := newTestServer(t), newStaticServer(t)
-	l := static.lessons.byID["context-memory"]
+	l := static.lib().byID["context-memory"]
 	p := func(seg string) sim.Policy {
 		pol, err := l.ParsePolicy(seg)
 		if err != nil {
@@ -167,7 +167,7 @@ func TestStaticSite(t *testing.T) {
 		pages[p] = true
 	}
 	want := 3 // "/", "/en", "/ja"
-	for _, l := range s.lessons.list {
+	for _, l := range s.lib().list {
 		for _, lang := range languages() {
 			for _, p := range l.PresetPolicies() {
 				r, _ := s.run(l, p)

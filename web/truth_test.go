@@ -35,7 +35,7 @@ import (
 // figures some preset run of the lesson shows, or declared.
 func TestNarrationTruth(t *testing.T) {
 	s := newTestServer(t)
-	for _, l := range s.lessons.list {
+	for _, l := range s.lib().list {
 		t.Run(l.ID, func(t *testing.T) {
 			t.Parallel()
 			checkLessonTruth(t, s, l)

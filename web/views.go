@@ -92,7 +92,7 @@ func (s *Server) navOf(in pageInput, cur int) (views.Nav, error) {
 		var active bool
 		if st.Compare != nil { // digits change the right-hand side
 			target.Compare = &q
-			if rr, ok := s.presets[runKey{l.ID, q}]; ok {
+			if rr, ok := s.lib().presets[runKey{l.ID, q}]; ok {
 				target.Step = timelineAt(s.timeline(in.run, rr), cur) + 1
 			} else {
 				target.Step = timelineAt(alignRuns(frames, rq), cur) + 1

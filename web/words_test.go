@@ -19,7 +19,7 @@ func TestEveryWordTranslated(t *testing.T) {
 	s := newTestServer(t)
 	h := s.Handler()
 	pages := 0
-	for _, l := range s.lessons.list {
+	for _, l := range s.lib().list {
 		for _, p := range l.PresetPolicies() {
 			r, _ := s.run(l, p)
 			for i := range r.Frames {

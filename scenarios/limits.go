@@ -1,0 +1,239 @@
+package scenarios
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"io"
+	"io/fs"
+	"path"
+	"sync"
+
+	"ctxsim/sim"
+
+	"gopkg.in/yaml.v3"
+)
+
+// Limits bound what the loader reads and builds from one lesson directory,
+// before it reads, decodes or replays more. There are two tiers: a lesson
+// written by hand (Authored), prepared while the server starts, and an
+// imported session (Recorded: its lesson.yaml declares `recorded:`), sized
+// for a 20,000-message transcript and prepared after the server listens.
+type Limits struct {
+	// Tier names the tier in errors: "an authored lesson", "an imported session".
+	Tier string
+	// FileBytes bounds lesson.yaml, summaries.yaml and each results file;
+	// NarrationBytes each narration file; LessonBytes all of them together.
+	FileBytes, NarrationBytes, LessonBytes int64
+	// Messages bounds the trace's messages (both sides of a branch counted),
+	// MemoryLines the lines MEMORY.md starts with and those remembered, and
+	// TextBytes the texts the lesson fixes together (Lesson.Texts).
+	Messages, MemoryLines, TextBytes int
+	// MessageBytes bounds the content of one message of the trace.
+	MessageBytes int
+	// Presets bounds the preset policies (each is replayed at start-up).
+	Presets int
+	// SectionBytes bounds one narration section and AboutBytes the about:
+	// sections of a narration file together: a frame's page renders its
+	// section and every about: section.
+	SectionBytes, AboutBytes int
+	// Figures bounds the placeholders and conditions of one section, and
+	// of the about: sections of a file together.
+	Figures int
+	// RunFrames and RunBlocks bound the frames, and the blocks over all
+	// frames, of all the preset runs of the lesson together: what preparing
+	// it costs. Zero: unbounded (an imported session that long is prepared
+	// under its default policy only, web.Config.LongRun).
+	RunFrames, RunBlocks int
+}
+
+// Authored are the limits of a lesson written by hand. The largest shipped
+// lesson is well inside them (tiered-compaction: 223 KB over its files, 81
+// messages, 81 presets, 564 frames and 27,232 blocks over its preset runs);
+// the worst lesson they allow (tools/worstlesson) starts in under 2 s.
+func Authored() Limits {
+	return Limits{Tier: "an authored lesson",
+		FileBytes: 256 << 10, NarrationBytes: 256 << 10, LessonBytes: 1 << 20,
+		Messages: 600, MemoryLines: 200, TextBytes: 512 << 10, MessageBytes: 256 << 10, Presets: 128,
+		SectionBytes: 16 << 10, AboutBytes: 48 << 10, Figures: 64,
+		RunFrames: 2_500, RunBlocks: 120_000}
+}
+
+// Recorded are the limits of an imported session (`recorded:`): a
+// 10,000-record transcript writes a 13.5 MB lesson.yaml with 10,000
+// messages.
+func Recorded() Limits {
+	return Limits{Tier: "an imported session",
+		FileBytes: 64 << 20, NarrationBytes: 16 << 20, LessonBytes: 128 << 20,
+		Messages: 20_000, MemoryLines: 2_000, TextBytes: 64 << 20, MessageBytes: 1 << 20, Presets: 128,
+		SectionBytes: 64 << 10, AboutBytes: 64 << 10, Figures: 64}
+}
+
+// MaxWindow bounds a lesson's window in tokens: ten times the largest
+// window a provider offers today; sums of sizes stay far from overflow.
+const MaxWindow = 10_000_000
+
+// recordedMark is how lesson.yaml declares an imported session; a file
+// over the authored size must say so within its first recordedPeek bytes
+// (ctxsim import writes it near the top).
+const (
+	recordedMark = "recorded:"
+	recordedPeek = 64 << 10
+)
+
+// declaresRecorded reports whether the first recordedPeek bytes of r hold
+// a top-level `recorded:` key.
+func declaresRecorded(r io.Reader) bool {
+	sc := bufio.NewScanner(io.LimitReader(r, recordedPeek))
+	sc.Buffer(make([]byte, 0, 4096), recordedPeek)
+	for sc.Scan() {
+		if bytes.HasPrefix(sc.Bytes(), []byte(recordedMark)) {
+			return true
+		}
+	}
+	return false
+}
+
+// tierOf picks the limits of the lesson in dir from the size of its
+// lesson.yaml: within the authored size, the file decides after decoding
+// (LoadDir); over it, only a file declaring `recorded:` early is read.
+func tierOf(fsys fs.FS, dir string) (Limits, error) {
+	p := path.Join(dir, "lesson.yaml")
+	fi, err := fs.Stat(fsys, p)
+	if err != nil {
+		return Limits{}, err
+	}
+	a := Authored()
+	if !fi.Mode().IsRegular() || fi.Size() <= a.FileBytes {
+		return a, nil // read() refuses what is not a regular file
+	}
+	f, err := fsys.Open(p)
+	if err != nil {
+		return Limits{}, err
+	}
+	defer f.Close()
+	if !declaresRecorded(f) {
+		return Limits{}, fmt.Errorf("has %d bytes; %s may have at most %d (%s); only an imported session, which declares `recorded:` near the top, may be larger",
+			fi.Size(), a.Tier, a.FileBytes, sizeText(a.FileBytes))
+	}
+	return Recorded(), nil
+}
+
+// sizeText writes n bytes as KiB or MiB.
+func sizeText(n int64) string {
+	if n >= 1<<20 && n%(1<<20) == 0 {
+		return fmt.Sprintf("%d MiB", n>>20)
+	}
+	return fmt.Sprintf("%d KiB", n>>10)
+}
+
+// checkCounts refuses a built lesson whose counts are over lim, naming the
+// field of lesson.yaml that holds them.
+func checkCounts(f *yamlFile, raw *rawLesson, l *Lesson, lim Limits) error {
+	msgs := 0
+	for _, st := range l.Trace {
+		msgs += len(st.Messages)
+		if b := st.Branch; b != nil {
+			msgs += len(b.Found) + len(b.Missing)
+		}
+	}
+	if msgs > lim.Messages {
+		return f.errorAt("trace", fmt.Sprintf("has %d messages; %s may have at most %d", msgs, lim.Tier, lim.Messages))
+	}
+	for i, st := range raw.Trace {
+		for j, m := range st.Messages {
+			p, n := fmt.Sprintf("trace[%d].messages[%d].content", i, j), len(m.Content)
+			if m.Call != nil {
+				if r := resultText(&m.Call.Result); len(r) > n {
+					p, n = fmt.Sprintf("trace[%d].messages[%d].call.result", i, j), len(r)
+				}
+			}
+			if n > lim.MessageBytes {
+				return f.errorAt(p, fmt.Sprintf("has %d bytes; a message of %s may have at most %d (%s)",
+					n, lim.Tier, lim.MessageBytes, sizeText(int64(lim.MessageBytes))))
+			}
+		}
+	}
+	if n := memoryLines(raw); n > lim.MemoryLines {
+		return f.errorAt("mechanisms.memory", fmt.Sprintf("holds %d lines of MEMORY.md; %s may have at most %d", n, lim.Tier, lim.MemoryLines))
+	}
+	text := 0
+	for _, t := range l.Texts() {
+		text += len(t)
+	}
+	if text > lim.TextBytes {
+		return f.errorAt("trace", fmt.Sprintf("its texts (messages, answers, summaries, memory) hold %d bytes; %s may have at most %d (%s)",
+			text, lim.Tier, lim.TextBytes, sizeText(int64(lim.TextBytes))))
+	}
+	if n := len(l.PresetPolicies()); n > lim.Presets {
+		return f.errorAt("mechanisms", fmt.Sprintf("offers %d preset policies (every combination of the buttons' values); %s may offer at most %d",
+			n, lim.Tier, lim.Presets))
+	}
+	return nil
+}
+
+// resultText is the text a call's result gives in the file: the string,
+// or the text of a mapping (a result read from a file is bounded by the
+// file's size).
+func resultText(n *yaml.Node) string {
+	if n.Kind == yaml.ScalarNode {
+		return n.Value
+	}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		if n.Content[i].Value == "text" {
+			return n.Content[i+1].Value
+		}
+	}
+	return ""
+}
+
+// memoryLines is the lines MEMORY.md starts with and the lines the
+// trace's steps remember.
+func memoryLines(raw *rawLesson) int {
+	n := 0
+	if m := raw.Mechanisms.Memory; m != nil {
+		n = len(m.Lines)
+	}
+	for _, st := range raw.Trace {
+		if st.Line != "" {
+			n++
+		}
+	}
+	return n
+}
+
+// RunBudget counts a lesson's preset runs against the run bounds of its
+// limits. It is safe for concurrent use.
+type RunBudget struct {
+	mu             sync.Mutex
+	frames, blocks int
+	lim            Limits
+	file           string
+}
+
+// RunBudget returns a budget for one pass over l's preset runs.
+func (l *Lesson) RunBudget() *RunBudget {
+	return &RunBudget{lim: l.Limits, file: l.file}
+}
+
+// Spend counts r; it returns an error naming lesson.yaml once the runs
+// counted so far hold more frames or blocks than the limits allow.
+func (b *RunBudget) Spend(r *sim.Replay) error {
+	n := 0
+	for _, f := range r.Frames {
+		n += len(f.Blocks)
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.frames += len(r.Frames)
+	b.blocks += n
+	switch {
+	case b.lim.RunFrames > 0 && b.frames > b.lim.RunFrames:
+		return &Error{File: b.file, Field: "mechanisms", Msg: fmt.Sprintf("its preset policies' runs make more than %d frames; %s may make at most %d (offer fewer values or shorten the trace)",
+			b.lim.RunFrames, b.lim.Tier, b.lim.RunFrames)}
+	case b.lim.RunBlocks > 0 && b.blocks > b.lim.RunBlocks:
+		return &Error{File: b.file, Field: "mechanisms", Msg: fmt.Sprintf("its preset policies' runs draw more than %d blocks over their frames; %s may draw at most %d (offer fewer values or shorten the trace)",
+			b.lim.RunBlocks, b.lim.Tier, b.lim.RunBlocks)}
+	}
+	return nil
+}

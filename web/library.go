@@ -1,0 +1,148 @@
+package web
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+
+	"ctxsim/scenarios"
+	"ctxsim/sim"
+)
+
+// library is the lessons a server serves and what preparing them made. It
+// is replaced whole, never changed, when a lesson prepared after start-up
+// joins (Server.Add), so handlers read it without a lock.
+type library struct {
+	list []*scenarios.Lesson
+	byID map[string]*scenarios.Lesson
+	// presets are preset policies run at start-up, while they fit
+	// presetBlocks; presetRuns the same runs; presetKept their blocks.
+	presets    map[runKey]*sim.Replay
+	presetRuns map[*sim.Replay]bool
+	presetKept int
+	// reserve is, per lesson, the room below the box for the largest
+	// overflow of its preset runs.
+	reserve map[string]float64
+	// pending are the lessons still being prepared, by id, in the order
+	// they will join.
+	pending []string
+}
+
+func newLibrary() *library {
+	return &library{byID: map[string]*scenarios.Lesson{}, presets: map[runKey]*sim.Replay{},
+		presetRuns: map[*sim.Replay]bool{}, reserve: map[string]float64{}}
+}
+
+// clone is a copy of lib whose lists and maps the caller may change.
+func (lib *library) clone() *library {
+	return &library{list: slices.Clone(lib.list), byID: maps.Clone(lib.byID), presets: maps.Clone(lib.presets),
+		presetRuns: maps.Clone(lib.presetRuns), presetKept: lib.presetKept, reserve: maps.Clone(lib.reserve),
+		pending: slices.Clone(lib.pending)}
+}
+
+// lib is the server's library now.
+func (s *Server) lib() *library { return s.library.Load() }
+
+// claim refuses an id lib already serves or waits for.
+func (lib *library) claim(id string) error {
+	if _, dup := lib.byID[id]; dup || slices.Contains(lib.pending, id) {
+		return fmt.Errorf("lesson %q is defined twice", id)
+	}
+	lib.byID[id] = nil // claimed; add sets it
+	return nil
+}
+
+// add puts a prepared lesson into lib (a library no handler sees yet),
+// keeping its runs while they fit presetBlocks.
+func (lib *library) add(p *prepared) {
+	l := p.l
+	for _, k := range p.runs {
+		lib.keep(l, k.p, k.r)
+	}
+	lib.reserve[l.ID] = p.reserve
+	lib.list = append(lib.list, l)
+	slices.SortStableFunc(lib.list, func(a, b *scenarios.Lesson) int { return a.Order - b.Order })
+	lib.byID[l.ID] = l
+	lib.pending = slices.DeleteFunc(lib.pending, func(id string) bool { return id == l.ID })
+}
+
+// Pending marks lessons the server will serve once Add or Drop settles
+// them: until then their pages answer 503 with Retry-After, and the index
+// says they are being prepared. An id it already serves is refused.
+func (s *Server) Pending(ids ...string) error {
+	s.addMu.Lock()
+	defer s.addMu.Unlock()
+	lib := s.lib().clone()
+	for _, id := range ids {
+		if _, dup := lib.byID[id]; dup || slices.Contains(lib.pending, id) {
+			return fmt.Errorf("lesson %q is defined twice", id)
+		}
+		lib.pending = append(lib.pending, id)
+	}
+	slices.Sort(lib.pending)
+	s.publish(lib)
+	return nil
+}
+
+// Add prepares l, as New prepares its lessons, and serves it from then on.
+// Pages keep being served from the lessons before it meanwhile.
+func (s *Server) Add(l *scenarios.Lesson) error {
+	if _, dup := s.lib().byID[l.ID]; dup {
+		return fmt.Errorf("lesson %q is defined twice", l.ID)
+	}
+	p, err := s.prepare(l) // the lessons before it are served meanwhile
+	if err != nil {
+		return err
+	}
+	s.addMu.Lock()
+	defer s.addMu.Unlock()
+	lib := s.lib().clone()
+	if _, dup := lib.byID[l.ID]; dup {
+		return fmt.Errorf("lesson %q is defined twice", l.ID)
+	}
+	lib.add(p)
+	s.publish(lib)
+	return nil
+}
+
+// Drop gives up a pending lesson (it failed to load): its pages answer 404.
+func (s *Server) Drop(id string) {
+	s.addMu.Lock()
+	defer s.addMu.Unlock()
+	lib := s.lib().clone()
+	lib.pending = slices.DeleteFunc(lib.pending, func(p string) bool { return p == id })
+	s.publish(lib)
+}
+
+// publish makes lib the server's library and forgets the pages rendered
+// from the one before (the index lists the lessons).
+func (s *Server) publish(lib *library) {
+	s.library.Store(lib)
+	s.caches.pages.reset()
+}
+
+// lesson returns the lesson id names; a 503 while it is being prepared, a
+// 404 when the server has no such lesson.
+func (s *Server) lesson(id string) (*scenarios.Lesson, error) {
+	lib := s.lib()
+	if l, ok := lib.byID[id]; ok {
+		return l, nil
+	}
+	if err := preparing(lib, id); err != nil {
+		return nil, err
+	}
+	return nil, notFound("lesson " + quote(id))
+}
+
+// preparing is the 503 of a lesson still being prepared, or nil.
+func preparing(lib *library, id string) error {
+	if !slices.Contains(lib.pending, id) {
+		return nil
+	}
+	return &Error{Code: Unavailable, RetryAfter: preparingRetry, Reload: true,
+		Msg: "lesson " + quote(id) + " is being prepared (an imported session is prepared after the server starts); ask again in " +
+			itoa(preparingRetry) + " seconds"}
+}
+
+// preparingRetry is the Retry-After, in seconds, of a lesson being prepared.
+const preparingRetry = 3

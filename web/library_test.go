@@ -1,0 +1,82 @@
+package web
+
+import (
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"strings"
+	"testing"
+
+	"ctxsim/scenarios"
+)
+
+// TestPreparedAfterStart: a lesson the server prepares after it listens
+// (an imported session) answers 503 with Retry-After while it is being
+// prepared (and Refresh on its pages, so a browser comes back by itself),
+// the index says so, and it serves like any lesson once added; one that
+// failed answers 404. An id the server has cannot be pending or added.
+func TestPreparedAfterStart(t *testing.T) {
+	s := newServerWith(t, Config{})
+	base, err := builtins()
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, err := scenarios.LoadDir(os.DirFS("../scenarios/testdata"), "recorded-shape", "testdata", nil, base.Tokens)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Pending(l.ID, "session-broken"); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Pending("context-memory"); err == nil {
+		t.Errorf("Pending(context-memory) = nil; want an error (the server has it)")
+	}
+	for _, tc := range []struct{ path, refresh string }{
+		{"/en/recorded-shape", "3"},
+		{"/ja/recorded-shape/default/1", "3"},
+		{"/recorded-shape", "3"},
+		{"/api/lessons/recorded-shape/frames", ""},
+	} {
+		for _, method := range []string{http.MethodGet, http.MethodHead} {
+			rec := do(t, s, method, tc.path)
+			if rec.Code != http.StatusServiceUnavailable || rec.Header().Get("Retry-After") != "3" || rec.Header().Get("Refresh") != tc.refresh {
+				t.Errorf("%s %s while preparing = %d, Retry-After %q, Refresh %q; want 503, 3, %q",
+					method, tc.path, rec.Code, rec.Header().Get("Retry-After"), rec.Header().Get("Refresh"), tc.refresh)
+			}
+			if method == http.MethodGet && !strings.Contains(rec.Body.String(), "is being prepared") {
+				t.Errorf("GET %s while preparing does not say the lesson is being prepared:\n%.400s", tc.path, rec.Body.String())
+			}
+		}
+	}
+	index := get(t, s, "/en").Body.String()
+	if !strings.Contains(index, `data-testid="preparing"`) || !strings.Contains(index, "Being prepared: recorded-shape, session-broken.") {
+		t.Errorf("the index does not say which lessons are being prepared")
+	}
+	if err := s.Add(l); err != nil {
+		t.Fatal(err)
+	}
+	s.Drop("session-broken")
+	if rec := get(t, s, "/en/recorded-shape"); rec.Code != http.StatusFound {
+		t.Errorf("GET /en/recorded-shape once added = %d; want 302 to step 1", rec.Code)
+	}
+	if rec := get(t, s, "/api/lessons/recorded-shape/frames"); rec.Code != http.StatusOK {
+		t.Errorf("frames API once added = %d; want 200", rec.Code)
+	}
+	if rec := get(t, s, "/en/session-broken"); rec.Code != http.StatusNotFound {
+		t.Errorf("GET /en/session-broken once dropped = %d; want 404", rec.Code)
+	}
+	index = get(t, s, "/en").Body.String()
+	if strings.Contains(index, `data-testid="preparing"`) || !strings.Contains(index, l.Title.In("en")) {
+		t.Errorf("the index once every lesson settled still says preparing, or lacks %q", l.Title.In("en"))
+	}
+	if err := s.Add(l); err == nil {
+		t.Errorf("Add(recorded-shape) again = nil; want an error")
+	}
+}
+
+func do(t *testing.T, s *Server, method, path string) *httptest.ResponseRecorder {
+	t.Helper()
+	rec := httptest.NewRecorder()
+	s.Handler().ServeHTTP(rec, httptest.NewRequest(method, path, nil))
+	return rec
+}
