@@ -47,6 +47,10 @@ type Error struct {
 	// Reload asks a browser to load the page again after RetryAfter (a
 	// Refresh header on the HTML page): the wait is short and certain.
 	Reload bool
+	// Key names the catalog message an HTML page shows in its language
+	// instead of Msg, filled with Args; Msg is its English text.
+	Key  string
+	Args map[string]string
 }
 
 // Error is the message a user sees.
@@ -166,6 +170,9 @@ func (s *Server) handleError(err error, c echo.Context) {
 func (s *Server) errorPage(ctx context.Context, lang string, status int, e *Error) ([]byte, error) {
 	ui := s.cat.For(lang)
 	page := views.ErrorPage{Lang: lang, UI: ui, Status: status, Assets: s.assets.urls, Param: e.Param, Allowed: e.Allowed, Message: e.Msg}
+	if e.Key != "" {
+		page.Message = ui.F(e.Key, e.Args)
+	}
 	if e.Code == Internal {
 		page.Message = ui.T("ui.error.internal")
 	}

@@ -77,7 +77,7 @@ func (s *Server) langOrLesson(c echo.Context) error {
 	if l, ok := s.lib().byID[v]; ok {
 		return c.Redirect(http.StatusFound, LessonURL(State{Lang: s.langOf(c), Lesson: l.ID, Policy: l.DefaultPolicy(), Step: 1}))
 	}
-	if err := preparing(s.lib(), v); err != nil {
+	if err := s.preparing(s.lib(), v); err != nil {
 		return err
 	}
 	return notFound("page " + quote(v))

@@ -128,18 +128,19 @@ func (s *Server) lesson(id string) (*scenarios.Lesson, error) {
 	if l, ok := lib.byID[id]; ok {
 		return l, nil
 	}
-	if err := preparing(lib, id); err != nil {
+	if err := s.preparing(lib, id); err != nil {
 		return nil, err
 	}
 	return nil, notFound("lesson " + quote(id))
 }
 
 // preparing is the 503 of a lesson still being prepared, or nil.
-func preparing(lib *library, id string) error {
+func (s *Server) preparing(lib *library, id string) error {
 	if !slices.Contains(lib.pending, id) {
 		return nil
 	}
-	return &Error{Code: Unavailable, RetryAfter: preparingRetry, Reload: true,
+	args := map[string]string{"id": id, "s": itoa(preparingRetry)}
+	return &Error{Code: Unavailable, RetryAfter: preparingRetry, Reload: true, Key: "ui.error.preparing", Args: args,
 		Msg: "lesson " + quote(id) + " is being prepared (an imported session is prepared after the server starts); ask again in " +
 			itoa(preparingRetry) + " seconds"}
 }

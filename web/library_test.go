@@ -31,11 +31,11 @@ func TestPreparedAfterStart(t *testing.T) {
 	if err := s.Pending("context-memory"); err == nil {
 		t.Errorf("Pending(context-memory) = nil; want an error (the server has it)")
 	}
-	for _, tc := range []struct{ path, refresh string }{
-		{"/en/recorded-shape", "3"},
-		{"/ja/recorded-shape/default/1", "3"},
-		{"/recorded-shape", "3"},
-		{"/api/lessons/recorded-shape/frames", ""},
+	for _, tc := range []struct{ path, refresh, says string }{
+		{"/en/recorded-shape", "3", "Lesson recorded-shape is being prepared"},
+		{"/ja/recorded-shape/default/1", "3", "レッスン recorded-shape を準備中です"},
+		{"/recorded-shape", "3", "Lesson recorded-shape is being prepared"},
+		{"/api/lessons/recorded-shape/frames", "", `lesson \"recorded-shape\" is being prepared`},
 	} {
 		for _, method := range []string{http.MethodGet, http.MethodHead} {
 			rec := do(t, s, method, tc.path)
@@ -43,8 +43,8 @@ func TestPreparedAfterStart(t *testing.T) {
 				t.Errorf("%s %s while preparing = %d, Retry-After %q, Refresh %q; want 503, 3, %q",
 					method, tc.path, rec.Code, rec.Header().Get("Retry-After"), rec.Header().Get("Refresh"), tc.refresh)
 			}
-			if method == http.MethodGet && !strings.Contains(rec.Body.String(), "is being prepared") {
-				t.Errorf("GET %s while preparing does not say the lesson is being prepared:\n%.400s", tc.path, rec.Body.String())
+			if method == http.MethodGet && !strings.Contains(rec.Body.String(), tc.says) {
+				t.Errorf("GET %s while preparing does not say %q:\n%s", tc.path, tc.says, rec.Body.String())
 			}
 		}
 	}
