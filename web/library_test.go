@@ -5,6 +5,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"strings"
+	"sync"
 	"testing"
 
 	"ctxsim/scenarios"
@@ -52,9 +53,30 @@ func TestPreparedAfterStart(t *testing.T) {
 	if !strings.Contains(index, `data-testid="preparing"`) || !strings.Contains(index, "Being prepared: recorded-shape, session-broken.") {
 		t.Errorf("the index does not say which lessons are being prepared")
 	}
+	// Readers see the library before or after the lesson joins, never half
+	// of it (go test -race).
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	for _, p := range []string{"/en", "/en/recorded-shape", "/api/lessons/recorded-shape/frames", "/ja/context-memory"} {
+		wg.Go(func() {
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				if code := do(t, s, http.MethodGet, p).Code; code >= 500 && code != http.StatusServiceUnavailable {
+					t.Errorf("GET %s while the lesson joins = %d", p, code)
+					return
+				}
+			}
+		})
+	}
 	if err := s.Add(l); err != nil {
 		t.Fatal(err)
 	}
+	close(stop)
+	wg.Wait()
 	s.Drop("session-broken")
 	if rec := get(t, s, "/en/recorded-shape"); rec.Code != http.StatusFound {
 		t.Errorf("GET /en/recorded-shape once added = %d; want 302 to step 1", rec.Code)
