@@ -40,6 +40,10 @@ type Limits struct {
 	// Figures bounds the placeholders and conditions of one section, and
 	// of the about: sections of a file together.
 	Figures int
+	// Nesting bounds the block quotes and list items one narration line
+	// opens, Brackets the '[' of one section: Markdown parsing is
+	// quadratic in both.
+	Nesting, Brackets int
 	// RunFrames and RunBlocks bound the frames, and the blocks over all
 	// frames, of all the preset runs of the lesson together: what preparing
 	// it costs. Zero: unbounded (an imported session that long is prepared
@@ -55,7 +59,7 @@ func Authored() Limits {
 	return Limits{Tier: "an authored lesson",
 		FileBytes: 256 << 10, NarrationBytes: 256 << 10, LessonBytes: 1 << 20,
 		Messages: 600, MemoryLines: 200, TextBytes: 512 << 10, MessageBytes: 256 << 10, Presets: 128,
-		SectionBytes: 16 << 10, AboutBytes: 48 << 10, Figures: 64,
+		SectionBytes: 16 << 10, AboutBytes: 48 << 10, Figures: 64, Nesting: 8, Brackets: 64,
 		RunFrames: 2_500, RunBlocks: 120_000}
 }
 
@@ -66,7 +70,7 @@ func Recorded() Limits {
 	return Limits{Tier: "an imported session",
 		FileBytes: 64 << 20, NarrationBytes: 16 << 20, LessonBytes: 128 << 20,
 		Messages: 20_000, MemoryLines: 2_000, TextBytes: 64 << 20, MessageBytes: 1 << 20, Presets: 128,
-		SectionBytes: 64 << 10, AboutBytes: 64 << 10, Figures: 64}
+		SectionBytes: 64 << 10, AboutBytes: 64 << 10, Figures: 64, Nesting: 8, Brackets: 1024}
 }
 
 // MaxWindow bounds a lesson's window in tokens: ten times the largest

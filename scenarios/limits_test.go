@@ -61,6 +61,12 @@ func TestAuthoredLimits(t *testing.T) {
 			file: "narration.en.md", field: "@answer", line: strings.Count(tinyNarration, "\n") + 1, msg: "a section of an authored lesson may have at most 16384 (16 KiB)"},
 		{name: "figures", lesson: tinyLesson, narration: tinyNarration + section("@answer", lim.Figures+1, "{total} "),
 			file: "narration.en.md", field: "@answer", line: strings.Count(tinyNarration, "\n") + 1, msg: "section has 65 placeholders and conditions; a section of an authored lesson may have at most 64"},
+		{name: "nesting", lesson: tinyLesson, narration: tinyNarration + section("@answer", 1, strings.Repeat("> ", lim.Nesting+1)+"deep\n"),
+			file: "narration.en.md", field: "@answer", line: strings.Count(tinyNarration, "\n") + 4, msg: "the line opens 9 block quotes and list items; a line of an authored lesson may open at most 8"},
+		{name: "nested list items", lesson: tinyLesson, narration: tinyNarration + section("@answer", 1, "text\n"+strings.Repeat("1. - ", 5)+"deep\n"),
+			file: "narration.en.md", field: "@answer", line: strings.Count(tinyNarration, "\n") + 5, msg: "the line opens 10 block quotes and list items"},
+		{name: "brackets", lesson: tinyLesson, narration: tinyNarration + section("@answer", lim.Brackets+1, "[a](b "),
+			file: "narration.en.md", field: "@answer", line: strings.Count(tinyNarration, "\n") + 1, msg: "section has 65 '[' (each may open a link); a section of an authored lesson may have at most 64"},
 		{name: "about bytes", lesson: tinyLesson, narration: tinyNarration + section("about:a", 1200, "About text.\n") + section("about:b", 1200, "About text.\n") + section("about:c", 1200, "About text.\n") + section("about:d", 1200, "About text.\n"),
 			file: "narration.en.md", field: "about:d", msg: "those of an authored lesson may have at most 49152 (48 KiB) together"},
 	}

@@ -212,6 +212,9 @@ func parseNarration(name string, data []byte, md goldmark.Markdown, lim Limits) 
 			return &Error{File: name, Line: cur.line, Field: cur.key, Msg: fmt.Sprintf("section has %d bytes; a section of %s may have at most %d (%s): it is rendered for every frame it narrates",
 				n, lim.Tier, lim.SectionBytes, sizeText(int64(lim.SectionBytes)))}
 		}
+		if err := checkMarkdown(name, cur.key, cur.line, cur.bodyLine, cur.headline, cur.body, lim); err != nil {
+			return err
+		}
 		figs := 0
 		for _, b := range cur.body {
 			figs += len(placeholder.FindAllStringIndex(b, -1)) + strings.Count(b, "{?")
@@ -389,4 +392,48 @@ func chunkOf(file, key string, lines []string, line int, md goldmark.Markdown, i
 	}
 	c.HTML = buf.String()
 	return c, nil
+}
+
+// checkMarkdown bounds what makes Markdown parsing slow on a section: the
+// block quotes and list items one line opens (parsing is quadratic in
+// their nesting) and the brackets that may open links (quadratic in the
+// links left open).
+func checkMarkdown(name, key string, line, bodyLine int, headline string, body []string, lim Limits) error {
+	brackets := strings.Count(headline, "[")
+	for i, b := range body {
+		brackets += strings.Count(b, "[")
+		if n := nesting(b); lim.Nesting > 0 && n > lim.Nesting {
+			return &Error{File: name, Line: bodyLine + i, Field: key, Msg: fmt.Sprintf("the line opens %d block quotes and list items; a line of %s may open at most %d",
+				n, lim.Tier, lim.Nesting)}
+		}
+	}
+	if lim.Brackets > 0 && brackets > lim.Brackets {
+		return &Error{File: name, Line: line, Field: key, Msg: fmt.Sprintf("section has %d '[' (each may open a link); a section of %s may have at most %d",
+			brackets, lim.Tier, lim.Brackets)}
+	}
+	return nil
+}
+
+// nesting counts the block quote and list item markers a line starts with.
+func nesting(line string) int {
+	n := 0
+	for {
+		line = strings.TrimLeft(line, " \t")
+		switch {
+		case strings.HasPrefix(line, ">"):
+			line = line[1:]
+		case len(line) >= 2 && strings.ContainsRune("-*+", rune(line[0])) && (line[1] == ' ' || line[1] == '\t'):
+			line = line[2:]
+		default:
+			i := 0
+			for i < len(line) && i < 9 && line[i] >= '0' && line[i] <= '9' {
+				i++
+			}
+			if i == 0 || i+1 >= len(line) || (line[i] != '.' && line[i] != ')') || (line[i+1] != ' ' && line[i+1] != '\t') {
+				return n
+			}
+			line = line[i+2:]
+		}
+		n++
+	}
 }
