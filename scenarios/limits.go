@@ -7,7 +7,10 @@ import (
 	"io"
 	"io/fs"
 	"path"
+	"strings"
 	"sync"
+	"unicode"
+	"unicode/utf8"
 
 	"ctxsim/sim"
 
@@ -31,6 +34,11 @@ type Limits struct {
 	Messages, MemoryLines, TextBytes int
 	// MessageBytes bounds the content of one message of the trace.
 	MessageBytes int
+	// RunBytes bounds a run of letters, or of punctuation and symbols, in
+	// any text: the tokenizer's time is quadratic in such a run (a 64 KiB
+	// one takes about 4 s). Zero: unbounded (a run is counted in pieces of
+	// at most tokens.MaxText).
+	RunBytes int
 	// Presets bounds the preset policies (each is replayed at start-up).
 	Presets int
 	// SectionBytes bounds one narration section and AboutBytes the about:
@@ -58,7 +66,7 @@ type Limits struct {
 func Authored() Limits {
 	return Limits{Tier: "an authored lesson",
 		FileBytes: 256 << 10, NarrationBytes: 256 << 10, LessonBytes: 1 << 20,
-		Messages: 600, MemoryLines: 200, TextBytes: 512 << 10, MessageBytes: 256 << 10, Presets: 128,
+		Messages: 600, MemoryLines: 200, TextBytes: 512 << 10, MessageBytes: 256 << 10, RunBytes: 512, Presets: 128,
 		SectionBytes: 16 << 10, AboutBytes: 48 << 10, Figures: 64, Nesting: 8, Brackets: 64,
 		RunFrames: 2_500, RunBlocks: 120_000}
 }
@@ -156,6 +164,11 @@ func checkCounts(f *yamlFile, raw *rawLesson, l *Lesson, lim Limits) error {
 				return f.errorAt(p, fmt.Sprintf("has %d bytes; a message of %s may have at most %d (%s)",
 					n, lim.Tier, lim.MessageBytes, sizeText(int64(lim.MessageBytes))))
 			}
+			for _, t := range []struct{ path, text string }{{"content", m.Content}, {"call.result", callResult(m.Call)}} {
+				if err := checkRun(f, fmt.Sprintf("trace[%d].messages[%d].%s", i, j, t.path), t.text, lim); err != nil {
+					return err
+				}
+			}
 		}
 	}
 	if n := memoryLines(raw); n > lim.MemoryLines {
@@ -164,6 +177,9 @@ func checkCounts(f *yamlFile, raw *rawLesson, l *Lesson, lim Limits) error {
 	text := 0
 	for _, t := range l.Texts() {
 		text += len(t)
+		if err := checkRun(f, "trace", t, lim); err != nil {
+			return err // a text made of others, a summary card, an answer
+		}
 	}
 	if text > lim.TextBytes {
 		return f.errorAt("trace", fmt.Sprintf("its texts (messages, answers, summaries, memory) hold %d bytes; %s may have at most %d (%s)",
@@ -174,6 +190,52 @@ func checkCounts(f *yamlFile, raw *rawLesson, l *Lesson, lim Limits) error {
 			n, lim.Tier, lim.Presets))
 	}
 	return nil
+}
+
+// callResult is the text of a call's result in the file; "" for none.
+func callResult(c *rawCall) string {
+	if c == nil {
+		return ""
+	}
+	return resultText(&c.Result)
+}
+
+// checkRun refuses a text holding a run longer than lim.RunBytes.
+func checkRun(f *yamlFile, path, text string, lim Limits) error {
+	if lim.RunBytes == 0 {
+		return nil
+	}
+	if at, n := longestRun(text); n > lim.RunBytes {
+		start := text[at:min(len(text), at+40)]
+		start = strings.ToValidUTF8(start, "")
+		return f.errorAt(path, fmt.Sprintf("holds a run of %d bytes of letters or of punctuation (from %q); a text of %s may hold runs of at most %d: counting tokens takes time quadratic in a run",
+			n, start, lim.Tier, lim.RunBytes))
+	}
+	return nil
+}
+
+// longestRun finds the longest run of letters (with their marks), or of
+// characters that are neither letters, digits nor white space: what the
+// o200k_base pre-tokenizer keeps in one piece. It returns where the run
+// starts and its length in bytes.
+func longestRun(s string) (at, n int) {
+	start, class := 0, 0
+	for i, r := range s {
+		c := 0 // digits and white space end a run
+		switch {
+		case unicode.IsLetter(r) || unicode.IsMark(r):
+			c = 1
+		case !unicode.IsDigit(r) && !unicode.IsSpace(r) && !unicode.IsNumber(r):
+			c = 2
+		}
+		if c != class {
+			start, class = i, c
+		}
+		if end := i + utf8.RuneLen(r); c != 0 && end-start > n {
+			at, n = start, end-start
+		}
+	}
+	return at, n
 }
 
 // resultText is the text a call's result gives in the file: the string,

@@ -51,9 +51,11 @@ func write(dir, name, s string) {
 }
 
 // hostile is text that costs the tokenizer most per byte: runs of letters
-// and digits with no space, punctuation and CJK between them.
-func hostile(n int) string {
-	const unit = "aZ9_x7Q/\\.,;:!?%$#@ 文脈のウィンドウ1234567890abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOP"
+// and of punctuation as long as the limits allow (the tokenizer's time is
+// quadratic in a run), then CJK and digits.
+func hostile(n int, lim scenarios.Limits) string {
+	run := lim.RunBytes
+	unit := strings.Repeat("a", run) + " " + strings.Repeat("!?", run/2) + " " + strings.Repeat("文", run/3) + " 1234567890 "
 	var b strings.Builder
 	for b.Len() < n {
 		b.WriteString(unit)
@@ -69,7 +71,7 @@ func lesson(lim scenarios.Limits, steps, thresholds int) string {
 	b.WriteString("mechanisms:\n  memory:\n    path: MEMORY.md\n    lines:\n")
 	memLines := lim.MemoryLines - steps/10
 	for i := range memLines {
-		fmt.Fprintf(&b, "      - %s\n", quote(fmt.Sprintf("- rule %d: %s", i, hostile(40))))
+		fmt.Fprintf(&b, "      - %s\n", quote(fmt.Sprintf("- rule %d: %s", i, hostile(40, lim))))
 	}
 	fmt.Fprintf(&b, "  compaction:\n    threshold: 50\n    presets: [")
 	for i := range thresholds {
@@ -85,8 +87,8 @@ func lesson(lim scenarios.Limits, steps, thresholds int) string {
 	per = min(per, int(lim.FileBytes*7/8)/(2*steps)) // lesson.yaml within its own limit
 	for i := range steps {
 		fmt.Fprintf(&b, "  - step: s%d\n    messages:\n", i)
-		fmt.Fprintf(&b, "      - {id: u%d, role: user, content: %s}\n", i, quote(hostile(per)))
-		fmt.Fprintf(&b, "      - {id: a%d, role: assistant, content: %s}\n", i, quote(hostile(per)))
+		fmt.Fprintf(&b, "      - {id: u%d, role: user, content: %s}\n", i, quote(hostile(per, lim)))
+		fmt.Fprintf(&b, "      - {id: a%d, role: assistant, content: %s}\n", i, quote(hostile(per, lim)))
 		if i%10 == 9 {
 			fmt.Fprintf(&b, "  - {step: r%d, type: remember, line: \"- pnpm %d\"}\n", i, i)
 		}
@@ -98,8 +100,8 @@ func lesson(lim scenarios.Limits, steps, thresholds int) string {
 func quote(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }
 
 // narration fills a section and the about: sections to their limits:
-// bytes, and placeholders and conditions (figures), for every kind of
-// frame.
+// bytes, placeholders and conditions (figures) and links, for every kind
+// of frame.
 func narration(lim scenarios.Limits) string {
 	// body is n bytes of Markdown holding figs figures (3 per paragraph
 	// with figures; the headline has the others).
@@ -108,8 +110,12 @@ func narration(lim scenarios.Limits) string {
 		for range figs / 3 {
 			b.WriteString("{?fact:f} The window holds {total} of {window}.\n\n")
 		}
+		for range lim.Brackets {
+			b.WriteString("[a link](https://example.com) ")
+		}
+		b.WriteString("\n\n")
 		for b.Len() < n-200 {
-			b.WriteString("ウィンドウは要約で縮みます。The summary replaces the range; *emphasis* and `code` and [a link](https://example.com).\n\n")
+			b.WriteString("ウィンドウは要約で縮みます。The summary replaces the range; *emphasis* and `code`.\n\n")
 		}
 		return b.String()
 	}
