@@ -2,14 +2,15 @@
 // limits scenarios.Authored allows, to measure what the worst such lesson
 // costs the server's start-up:
 //
-//	go run ./tools/worstlesson -o /tmp/worst -steps 150 -thresholds 6
+//	go run ./tools/worstlesson -o /tmp/worst -steps 30 -thresholds 10
 //	ctxsim serve -lessons /tmp/worst
 //
-// Its texts fill the text budget with tokenizer-hostile text (long runs
-// without spaces, digits, punctuation, Japanese), its narration sections
-// and about: sections fill their byte limits with placeholders, MEMORY.md
-// has its most lines, and the preset policies (memory × compaction ×
-// threshold presets) replay every message. -steps and -thresholds trade
+// Its texts fill the text budget with what costs the tokenizer most (runs
+// of letters and of punctuation as long as the limits allow, Japanese,
+// digits), its narration sections and about: sections fill their byte
+// limits with placeholders, conditions and links, MEMORY.md has its most
+// lines, and the preset policies (memory × compaction × threshold
+// presets) replay every message. -steps and -thresholds trade
 // the length of one run against the number of runs; the run budget
 // (frames and blocks over all preset runs) refuses shapes that cost more.
 package main
