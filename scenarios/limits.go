@@ -41,6 +41,9 @@ type Limits struct {
 	RunBytes int
 	// Presets bounds the preset policies (each is replayed at start-up).
 	Presets int
+	// Facts bounds the facts and PatternBytes each one's pattern: every
+	// pattern is matched against every text the lesson fixes.
+	Facts, PatternBytes int
 	// SectionBytes bounds one narration section and AboutBytes the about:
 	// sections of a narration file together: a frame's page renders its
 	// section and every about: section.
@@ -66,9 +69,9 @@ type Limits struct {
 func Authored() Limits {
 	return Limits{Tier: "an authored lesson",
 		FileBytes: 256 << 10, NarrationBytes: 256 << 10, LessonBytes: 1 << 20,
-		Messages: 600, MemoryLines: 200, TextBytes: 512 << 10, MessageBytes: 256 << 10, RunBytes: 512, Presets: 128,
+		Messages: 600, MemoryLines: 200, TextBytes: 512 << 10, MessageBytes: 256 << 10, RunBytes: 512, Presets: 128, Facts: 16, PatternBytes: 256,
 		SectionBytes: 16 << 10, AboutBytes: 48 << 10, Figures: 64, Nesting: 8, Brackets: 64,
-		RunFrames: 2_500, RunBlocks: 120_000}
+		RunFrames: 2_000, RunBlocks: 100_000}
 }
 
 // Recorded are the limits of an imported session (`recorded:`): a
@@ -77,7 +80,7 @@ func Authored() Limits {
 func Recorded() Limits {
 	return Limits{Tier: "an imported session",
 		FileBytes: 64 << 20, NarrationBytes: 16 << 20, LessonBytes: 128 << 20,
-		Messages: 20_000, MemoryLines: 2_000, TextBytes: 64 << 20, MessageBytes: 1 << 20, Presets: 128,
+		Messages: 20_000, MemoryLines: 2_000, TextBytes: 64 << 20, MessageBytes: 1 << 20, Presets: 128, Facts: 16, PatternBytes: 256,
 		SectionBytes: 64 << 10, AboutBytes: 64 << 10, Figures: 64, Nesting: 8, Brackets: 1024}
 }
 
@@ -169,6 +172,14 @@ func checkCounts(f *yamlFile, raw *rawLesson, l *Lesson, lim Limits) error {
 					return err
 				}
 			}
+		}
+	}
+	if len(raw.Facts) > lim.Facts {
+		return f.errorAt("facts", fmt.Sprintf("has %d facts; %s may have at most %d", len(raw.Facts), lim.Tier, lim.Facts))
+	}
+	for i, ft := range raw.Facts {
+		if len(ft.Pattern) > lim.PatternBytes {
+			return f.errorAt(fmt.Sprintf("facts[%d].pattern", i), fmt.Sprintf("has %d bytes; a pattern may have at most %d", len(ft.Pattern), lim.PatternBytes))
 		}
 	}
 	if n := memoryLines(raw); n > lim.MemoryLines {

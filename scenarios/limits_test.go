@@ -57,6 +57,8 @@ func TestAuthoredLimits(t *testing.T) {
 			loadsWhenRecorded: true},
 		{name: "a run of letters", lesson: strings.Replace(tinyLesson, "content: Use pnpm.}", "content: Use "+strings.Repeat("p", lim.RunBytes+1)+".}", 1),
 			file: "lesson.yaml", field: "trace[0].messages[0].content", line: 13, msg: "holds a run of 513 bytes of letters or of punctuation (from \"ppp"},
+		{name: "a long pattern", lesson: strings.Replace(tinyLesson, "pattern: '(?i)pnpm'", "pattern: '(?i)pnpm"+strings.Repeat("x?", lim.PatternBytes/2)+"'", 1),
+			file: "lesson.yaml", field: "facts[0].pattern", line: 8, msg: "a pattern may have at most 256"},
 		{name: "preset policies", lesson: strings.Replace(tinyLesson, "compaction: {threshold: 50}", "compaction: {threshold: 50, presets: [50,"+strings.TrimSuffix(strings.Repeat("", 0), "")+presets(40)+"]}", 1),
 			file: "lesson.yaml", field: "mechanisms", line: 4, msg: "preset policies (every combination of the buttons' values); an authored lesson may offer at most 128"},
 		{name: "section bytes", lesson: tinyLesson, narration: tinyNarration + section("@answer", lim.SectionBytes/10, "Some text\n"),

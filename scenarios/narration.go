@@ -36,6 +36,8 @@ type Chunk struct {
 	HTML  string // rendered at load; may hold {placeholders}
 	Item  bool   // one item of a list: merged with the items next to it
 	Line  int
+	// places are the placeholders of HTML, for Check.
+	places []string
 }
 
 // Cond is a condition {?name:arg} (or {?!name:arg}) at the start of a
@@ -70,6 +72,47 @@ type RenderError struct {
 // Error names the file, line, section and what failed.
 func (e *RenderError) Error() string {
 	return fmt.Sprintf("%s:%d: field %s: %s", e.File, e.Line, e.Key, e.What)
+}
+
+// Check resolves every condition of the section, and every placeholder of
+// the headline and of the chunks the conditions show, as Render does, but
+// writes nothing: start-up checks every frame this way.
+func (s Section) Check(r Resolver) error {
+	if err := s.resolve(placesOf(s.Headline), s.Line, r); err != nil {
+		return err
+	}
+	for _, c := range s.Chunks {
+		show, err := s.holds(c, r)
+		if err != nil {
+			return err
+		}
+		if show {
+			if err := s.resolve(c.places, c.Line, r); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// resolve asks r for the value of each placeholder.
+func (s Section) resolve(places []string, line int, r Resolver) error {
+	for _, m := range places {
+		sm := placeholder.FindStringSubmatch(m)
+		if _, ok := r.Value(sm[1], sm[2]); !ok {
+			return &RenderError{File: s.File, Line: line, Key: s.Key, What: fmt.Sprintf("placeholder %s has no value in this frame", m)}
+		}
+	}
+	return nil
+}
+
+// placesOf lists the placeholders of text that fill fills ({{x}} is
+// literal text).
+func placesOf(text string) []string {
+	if !strings.Contains(text, "{") {
+		return nil
+	}
+	return placeholder.FindAllString(hideBraces.Replace(text), -1)
 }
 
 // RenderHeadline fills the headline alone.
@@ -391,6 +434,7 @@ func chunkOf(file, key string, lines []string, line int, md goldmark.Markdown, i
 		return c, &Error{File: file, Line: line, Field: key, Msg: fmt.Sprintf("markdown: %v", err)}
 	}
 	c.HTML = buf.String()
+	c.places = placesOf(c.HTML)
 	return c, nil
 }
 

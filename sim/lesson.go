@@ -3,6 +3,8 @@ package sim
 import (
 	"cmp"
 	"regexp"
+	"sync"
+	"sync/atomic"
 )
 
 // Text is a string in several languages, keyed by language code ("en", "ja").
@@ -86,9 +88,22 @@ type Lesson struct {
 	// held says, for the lesson's fixed texts, whether each fact's pattern
 	// matches them (see IndexFacts); replays match other texts as they go.
 	held map[factText]bool
+	// made remembers, for texts a replay makes (a memory file's copy, an
+	// excerpt), whether each fact's pattern matches them: the same copy
+	// shows on many frames of many runs.
+	made *factMemo
 	// blockFacts is the loss-view facts of each block of the trace.
 	blockFacts map[blockKey][]lossFact
 }
+
+// factMemo is a bounded, concurrency-safe memory of pattern matches.
+type factMemo struct {
+	m sync.Map // factText -> bool
+	n atomic.Int64
+}
+
+// madeMemo bounds the texts factMemo remembers; past it, patterns run.
+const madeMemo = 4096
 
 // factText keys whether a fact's pattern matches a text.
 type factText struct{ fact, text string }
@@ -136,6 +151,7 @@ func (l *Lesson) IndexFacts() {
 	}
 	l.blockFacts = facts
 	l.held = make(map[factText]bool, len(texts)*len(l.Facts))
+	l.made = &factMemo{}
 	for _, f := range l.Facts {
 		if f.Pattern == nil {
 			continue
@@ -152,10 +168,23 @@ func (l *Lesson) Holds(f Fact, text string) bool {
 	if f.Pattern == nil {
 		return false
 	}
-	if v, ok := l.held[factText{f.ID, text}]; ok {
+	k := factText{f.ID, text}
+	if v, ok := l.held[k]; ok {
 		return v
 	}
-	return f.Pattern.MatchString(text)
+	if l.made == nil {
+		return f.Pattern.MatchString(text)
+	}
+	if v, ok := l.made.m.Load(k); ok {
+		return v.(bool)
+	}
+	v := f.Pattern.MatchString(text)
+	if l.made.n.Load() < madeMemo {
+		if _, loaded := l.made.m.LoadOrStore(k, v); !loaded {
+			l.made.n.Add(1)
+		}
+	}
+	return v
 }
 
 // Fact is something a question in the trace looks for in the window.

@@ -283,22 +283,28 @@ func (v *frameView) narration() (scenarios.Section, string, string, error) {
 	return sec, h, body, err
 }
 
-// checkNarration renders a frame's narration, the about sections and the
-// panels' prose, as start-up does for every preset frame.
+// checkNarration resolves a frame's narration, the about sections and the
+// panels' prose (every condition, and every placeholder shown), as
+// start-up does for every preset frame.
 func (s *Server) checkNarration(l *scenarios.Lesson, p sim.Policy, r *sim.Replay, i int, lang string) error {
 	v := newFrameView(l, p, r, i, s.cat.For(lang))
-	if _, _, _, err := v.narration(); err != nil {
+	keys := append(append([]string{}, v.f.Narration...), "@"+string(v.f.Kind))
+	sec, ok := l.Section(lang, keys...)
+	if !ok {
+		return fmt.Errorf("lesson %s: no narration for frame %d (any of %s)", l.ID, v.f.Step, strings.Join(keys, ", "))
+	}
+	if err := sec.Check(v); err != nil {
 		return err
 	}
-	keys := append([]string{}, l.About...)
+	about := append([]string{}, l.About...)
 	for _, pn := range append(append([]sim.Panel{}, r.Frames[i].Panels...), r.Panels...) {
 		if pn.Section != "" {
-			keys = append(keys, pn.Section)
+			about = append(about, pn.Section)
 		}
 	}
-	for _, k := range keys {
+	for _, k := range about {
 		if sec, ok := l.Section(lang, k); ok {
-			if _, _, err := sec.Render(v); err != nil {
+			if err := sec.Check(v); err != nil {
 				return err
 			}
 		}

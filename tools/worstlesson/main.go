@@ -5,7 +5,7 @@
 //	go run ./tools/worstlesson -o /tmp/worst -steps 30 -thresholds 10
 //	ctxsim serve -lessons /tmp/worst
 //
-// Its texts fill the text budget with what costs the tokenizer most (runs
+// It has the most facts, with the longest patterns. Its texts fill the text budget with what costs the tokenizer most (runs
 // of letters and of punctuation as long as the limits allow, Japanese,
 // digits), its narration sections and about: sections fill their byte
 // limits with placeholders, conditions and links, MEMORY.md has its most
@@ -82,10 +82,19 @@ func lesson(lim scenarios.Limits, steps, thresholds int) string {
 		fmt.Fprintf(&b, "%d", 50+i*40/max(1, thresholds))
 	}
 	b.WriteString("]\n    tail: 2\nfacts:\n  - {id: f, pattern: '(?i)pnpm', label: {en: the pnpm rule, ja: pnpm}}\n")
+	// The other facts: patterns as long as allowed, matched against every
+	// text the lesson fixes.
+	for i := 1; i < lim.Facts; i++ {
+		alts := []string{}
+		for len(strings.Join(alts, "|")) < lim.PatternBytes-40 {
+			alts = append(alts, fmt.Sprintf("w%d[a-z]+x", len(alts)))
+		}
+		fmt.Fprintf(&b, "  - {id: f%d, pattern: '(?i)(%s)', label: {en: fact %d, ja: 事実 %d}}\n", i, strings.Join(alts, "|"), i, i)
+	}
 	b.WriteString("system: {content: You are a test.}\ntrace:\n")
 	// The texts share the text budget, leaving room for the memory lines.
 	per := (lim.TextBytes - memLines*60 - 4096) / (2 * steps)
-	per = min(per, int(lim.FileBytes*7/8)/(2*steps)) // lesson.yaml within its own limit
+	per = min(per, (int(lim.FileBytes*7/8)-8<<10)/(2*steps)) // lesson.yaml within its own limit
 	for i := range steps {
 		fmt.Fprintf(&b, "  - step: s%d\n    messages:\n", i)
 		fmt.Fprintf(&b, "      - {id: u%d, role: user, content: %s}\n", i, quote(hostile(per, lim)))
