@@ -23,8 +23,7 @@ type library struct {
 	// reserve is, per lesson, the room below the box for the largest
 	// overflow of its preset runs.
 	reserve map[string]float64
-	// pending are the lessons still being prepared, by id, in the order
-	// they will join.
+	// pending are the ids of the lessons still being prepared, sorted.
 	pending []string
 }
 
