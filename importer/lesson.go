@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"ctxsim/scenarios"
+	"ctxsim/textcut"
 	"ctxsim/transcript"
 )
 
@@ -156,11 +157,7 @@ func (t *trace) clip(s string) string {
 	}
 	t.clipped++
 	note := fmt.Sprintf("\n[… %d bytes cut by ctxsim import: a message of an imported session may have at most %d]", len(s), limit)
-	cut := limit - len(note)
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return s[:cut] + note
+	return textcut.Prefix(s, limit-len(note)) + note
 }
 
 // stepKind is what a messages step of an imported trace holds.

@@ -7,12 +7,12 @@ import (
 	"io"
 	"io/fs"
 	"path"
-	"strings"
 	"sync"
 	"unicode"
 	"unicode/utf8"
 
 	"ctxsim/sim"
+	"ctxsim/textcut"
 
 	"gopkg.in/yaml.v3"
 )
@@ -217,8 +217,7 @@ func checkRun(f *yamlFile, path, text string, lim Limits) error {
 		return nil
 	}
 	if at, n := longestRun(text); n > lim.RunBytes {
-		start := text[at:min(len(text), at+40)]
-		start = strings.ToValidUTF8(start, "")
+		start := textcut.Prefix(text[at:], 40)
 		return f.errorAt(path, fmt.Sprintf("holds a run of %d bytes of letters or of punctuation (from %q); a text of %s may hold runs of at most %d: counting tokens takes time quadratic in a run",
 			n, start, lim.Tier, lim.RunBytes))
 	}

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"ctxsim/textcut"
 )
 
 // Compaction is the compaction mechanism: before each model call, when the
@@ -408,15 +410,7 @@ func trimMiddle(ls []string, half int) ([]string, int) {
 }
 
 // cut keeps the first n bytes of s on a rune boundary, marking the cut.
-func cut(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && s[n]&0xC0 == 0x80 {
-		n--
-	}
-	return s[:n] + "…"
-}
+func cut(s string, n int) string { return textcut.Mark(s, n, "…") }
 
 // frame reports the threshold line, the compaction figures on its four
 // frames, and tags the frames that finish a step "no-compaction" when it

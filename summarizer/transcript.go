@@ -3,6 +3,8 @@ package summarizer
 import (
 	"fmt"
 	"strings"
+
+	"ctxsim/textcut"
 )
 
 // Bounds of what is sent to a summarizer for one range.
@@ -36,13 +38,5 @@ func (t *Transcript) Add(who, text string) bool {
 // String is the rendered range.
 func (t *Transcript) String() string { return t.b.String() }
 
-// cut keeps the first n bytes of s on a rune boundary.
-func cut(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && s[n]&0xC0 == 0x80 {
-		n--
-	}
-	return s[:n] + " […]"
-}
+// cut keeps the first n bytes of s on a rune boundary, marking the cut.
+func cut(s string, n int) string { return textcut.Mark(s, n, " […]") }

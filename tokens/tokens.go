@@ -7,10 +7,11 @@ import (
 	"runtime"
 	"strings"
 	"sync"
-	"unicode/utf8"
 
 	"github.com/pkoukk/tiktoken-go"
 	tiktoken_loader "github.com/pkoukk/tiktoken-go-loader"
+
+	"ctxsim/textcut"
 )
 
 // Encoding is the tokenizer the lessons count excerpts with.
@@ -95,7 +96,7 @@ func split(text string, max int) []string {
 			cut = strings.LastIndexByte(text[:cut], '\n')
 		}
 		if cut < 0 {
-			out = append(out, truncate(text, max))
+			out = append(out, textcut.Prefix(text, max))
 			return out
 		}
 		out = append(out, text[:cut+1])
@@ -106,12 +107,4 @@ func split(text string, max int) []string {
 
 func isSpace(b byte) bool {
 	return b == ' ' || b == '\t' || b == '\n' || b == '\r' || b == '\v' || b == '\f'
-}
-
-// truncate keeps at most max bytes of s, on a rune boundary.
-func truncate(s string, max int) string {
-	for max > 0 && !utf8.RuneStart(s[max]) {
-		max--
-	}
-	return s[:max]
 }

@@ -14,6 +14,7 @@ import (
 
 	"ctxsim/roomstore"
 	"ctxsim/sim"
+	"ctxsim/textcut"
 	"ctxsim/views"
 )
 
@@ -203,14 +204,7 @@ func (s *Server) prerender500() error {
 // quote shows a user's value in a message, cut to 80 bytes on a rune
 // boundary.
 func quote(s string) string {
-	if len(s) > 80 {
-		n := 80
-		for n > 0 && s[n]&0xC0 == 0x80 {
-			n--
-		}
-		s = s[:n] + "…"
-	}
-	return strconv.Quote(s)
+	return strconv.Quote(textcut.Mark(s, 80, "…"))
 }
 
 // discardLogger is used when no logger is given.

@@ -24,6 +24,7 @@ import (
 	"strings"
 
 	"ctxsim/scenarios"
+	"ctxsim/textcut"
 )
 
 func main() {
@@ -61,7 +62,7 @@ func hostile(n int, lim scenarios.Limits) string {
 	for b.Len() < n {
 		b.WriteString(unit)
 	}
-	return strings.ToValidUTF8(b.String()[:n], "")
+	return textcut.Prefix(b.String(), n)
 }
 
 func lesson(lim scenarios.Limits, steps, thresholds int) string {
