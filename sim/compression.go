@@ -84,9 +84,8 @@ func chosen(h *harness, name string, offered []string) string {
 }
 
 func (c Compression) start(h *harness) hooks {
-	r := &compressionRun{cfg: c, strategy: chosen(h, "strategy", c.Strategies),
-		sum: newSummaries(c.Cards, max(h.p.Int("rec"), 1))}
-	r.batch = &batch{sum: r.sum, pct: c.Trigger, trigger: h.limit * c.Trigger / 100}
+	r := &compressionRun{cfg: c, strategy: chosen(h, "strategy", c.Strategies)}
+	r.sum, r.batch = summarizing(h, c.Cards, c.Trigger)
 	return r
 }
 
@@ -247,6 +246,14 @@ const CompressedMark = "[COMPRESSED]"
 // passes the trigger; then every tool result not marked is compressed at
 // once and marked, so that none is compressed twice. Compressing in a
 // batch near the limit breaks the prompt cache once, not every round.
+// summarizing is the summaries a run of cards picks from (the policy's
+// rec version) and the batch compressor that fires at trigger percent of
+// the window: what the compression and history mechanisms share.
+func summarizing(h *harness, cards []Card, trigger int) (*summaries, *batch) {
+	sum := newSummaries(cards, max(h.p.Int("rec"), 1))
+	return sum, &batch{sum: sum, pct: trigger, trigger: h.limit * trigger / 100}
+}
+
 type batch struct {
 	sum     *summaries
 	pct     int

@@ -42,8 +42,8 @@ func (History) Name() string { return "history" }
 func (c History) Params() []Param { return strategyParams("history", c.Choices, c.Versions) }
 
 func (c History) start(h *harness) hooks {
-	r := &historyRun{cfg: c, mode: chosen(h, "history", c.Choices), sum: newSummaries(c.Cards, max(h.p.Int("rec"), 1))}
-	r.batch = &batch{sum: r.sum, pct: c.Trigger, trigger: h.limit * c.Trigger / 100}
+	r := &historyRun{cfg: c, mode: chosen(h, "history", c.Choices)}
+	r.sum, r.batch = summarizing(h, c.Cards, c.Trigger)
 	return r
 }
 
