@@ -96,10 +96,21 @@ const (
 	recordedPeek = 64 << 10
 )
 
-// declaresRecorded reports whether the first recordedPeek bytes of r hold
-// a top-level `recorded:` key.
-func declaresRecorded(r io.Reader) bool {
-	sc := bufio.NewScanner(io.LimitReader(r, recordedPeek))
+// isRecorded reports whether lesson.yaml p of fsys declares an imported
+// session: a top-level `recorded:` key in its first recordedPeek bytes. A
+// file it cannot open, or one that is not a regular file, is left to the
+// loader to refuse.
+func isRecorded(fsys fs.FS, p string) bool {
+	fi, err := fs.Stat(fsys, p)
+	if err != nil || !fi.Mode().IsRegular() {
+		return false
+	}
+	f, err := fsys.Open(p)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(io.LimitReader(f, recordedPeek))
 	sc.Buffer(make([]byte, 0, 4096), recordedPeek)
 	for sc.Scan() {
 		if bytes.HasPrefix(sc.Bytes(), []byte(recordedMark)) {
@@ -122,12 +133,7 @@ func tierOf(fsys fs.FS, dir string) (Limits, error) {
 	if !fi.Mode().IsRegular() || fi.Size() <= a.FileBytes {
 		return a, nil // read() refuses what is not a regular file
 	}
-	f, err := fsys.Open(p)
-	if err != nil {
-		return Limits{}, err
-	}
-	defer f.Close()
-	if !declaresRecorded(f) {
+	if !isRecorded(fsys, p) {
 		return Limits{}, fmt.Errorf("has %d bytes; %s may have at most %d (%s); only an imported session, which declares `recorded:` near the top, may be larger",
 			fi.Size(), a.Tier, a.FileBytes, sizeText(a.FileBytes))
 	}

@@ -81,21 +81,6 @@ func Dirs(fsys fs.FS) (authored, recorded []string, err error) {
 	return authored, recorded, nil
 }
 
-// isRecorded peeks at lesson.yaml p for `recorded:`; a file it cannot
-// open, or one that is not a regular file, is left to the loader to refuse.
-func isRecorded(fsys fs.FS, p string) bool {
-	fi, err := fs.Stat(fsys, p)
-	if err != nil || !fi.Mode().IsRegular() {
-		return false
-	}
-	f, err := fsys.Open(p)
-	if err != nil {
-		return false
-	}
-	defer f.Close()
-	return declaresRecorded(f)
-}
-
 // LoadDirs loads the lesson directories dirs of fsys, as Load does, in
 // the order of their `order:` fields.
 func LoadDirs(fsys fs.FS, dirs []string, prefix string, tok sim.Tokenizer) ([]*Lesson, error) {

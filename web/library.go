@@ -42,9 +42,15 @@ func (lib *library) clone() *library {
 // lib is the server's library now.
 func (s *Server) lib() *library { return s.library.Load() }
 
-// claim refuses an id lib already serves or waits for.
+// has reports whether lib serves, or waits for, a lesson id.
+func (lib *library) has(id string) bool {
+	_, ok := lib.byID[id]
+	return ok || slices.Contains(lib.pending, id)
+}
+
+// claim refuses an id lib has.
 func (lib *library) claim(id string) error {
-	if _, dup := lib.byID[id]; dup || slices.Contains(lib.pending, id) {
+	if lib.has(id) {
 		return fmt.Errorf("lesson %q is defined twice", id)
 	}
 	lib.byID[id] = nil // claimed; add sets it
@@ -73,7 +79,7 @@ func (s *Server) Pending(ids ...string) error {
 	defer s.addMu.Unlock()
 	lib := s.lib().clone()
 	for _, id := range ids {
-		if _, dup := lib.byID[id]; dup || slices.Contains(lib.pending, id) {
+		if lib.has(id) {
 			return fmt.Errorf("lesson %q is defined twice", id)
 		}
 		lib.pending = append(lib.pending, id)

@@ -274,13 +274,23 @@ func (v *frameView) factIn(id string, bs []sim.Block) bool {
 // narration renders the frame's section: the first of its keys the lesson
 // has, then the frame kind's generic section (@step, @crossed).
 func (v *frameView) narration() (scenarios.Section, string, string, error) {
-	keys := append(append([]string{}, v.f.Narration...), "@"+string(v.f.Kind))
-	sec, ok := v.l.Section(v.ui.Lang, keys...)
-	if !ok {
-		return sec, "", "", fmt.Errorf("lesson %s: no narration for frame %d (any of %s)", v.l.ID, v.f.Step, strings.Join(keys, ", "))
+	sec, err := v.section()
+	if err != nil {
+		return sec, "", "", err
 	}
 	h, body, err := sec.Render(v)
 	return sec, h, body, err
+}
+
+// section is the frame's section: the first of its keys the lesson has,
+// then the frame kind's generic section.
+func (v *frameView) section() (scenarios.Section, error) {
+	keys := append(append([]string{}, v.f.Narration...), "@"+string(v.f.Kind))
+	sec, ok := v.l.Section(v.ui.Lang, keys...)
+	if !ok {
+		return sec, fmt.Errorf("lesson %s: no narration for frame %d (any of %s)", v.l.ID, v.f.Step, strings.Join(keys, ", "))
+	}
+	return sec, nil
 }
 
 // checkNarration resolves a frame's narration, the about sections and the
@@ -288,10 +298,9 @@ func (v *frameView) narration() (scenarios.Section, string, string, error) {
 // start-up does for every preset frame.
 func (s *Server) checkNarration(l *scenarios.Lesson, p sim.Policy, r *sim.Replay, i int, lang string) error {
 	v := newFrameView(l, p, r, i, s.cat.For(lang))
-	keys := append(append([]string{}, v.f.Narration...), "@"+string(v.f.Kind))
-	sec, ok := l.Section(lang, keys...)
-	if !ok {
-		return fmt.Errorf("lesson %s: no narration for frame %d (any of %s)", l.ID, v.f.Step, strings.Join(keys, ", "))
+	sec, err := v.section()
+	if err != nil {
+		return err
 	}
 	if err := sec.Check(v); err != nil {
 		return err
