@@ -107,8 +107,6 @@ func (b *tab) wait(what, expr, want string) {
 	b.t.Fatalf("%s: want %q, last %q (%v)", what, want, last, lastErr)
 }
 
-func jsq(s string) string { q, _ := json.Marshal(s); return string(q) }
-
 // ready waits until the page script ran: it shows the script-only controls.
 func (b *tab) ready() {
 	b.t.Helper()
