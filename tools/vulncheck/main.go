@@ -4,7 +4,13 @@
 // on any finding reachable from ctxsim's code that is not accepted below
 // with its reason (README, "Security").
 //
-//	go run ./tools/vulncheck        # make vulncheck; .ci/run runs it
+//	go run ./tools/vulncheck -fetch # make vulncheck-deps: fill the module cache (needs the module proxy)
+//	go run ./tools/vulncheck        # make vulncheck: offline, from the module cache alone
+//
+// Without -fetch every go command it runs resolves modules from the module
+// cache (GOPROXY=file://$GOMODCACHE/cache/download), so a run never looks a
+// module up on the network; when the cache lacks one it says which, and
+// that -fetch downloads it.
 //
 // It also checks, in the built binary, that the echo middlewares the two
 // accepted echo advisories concern are not linked in.
@@ -15,11 +21,13 @@ import (
 	"debug/elf"
 	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 )
@@ -48,23 +56,75 @@ var unlinked = []string{
 }
 
 func main() {
-	if err := run(os.Stdout); err != nil {
+	fetch := flag.Bool("fetch", false, "download the pinned tools, the database module and ctxsim's modules into the module cache, then stop")
+	flag.Parse()
+	g, err := newGoRunner(*fetch)
+	if err == nil {
+		if *fetch {
+			err = g.fetch(os.Stdout)
+		} else {
+			err = g.run(os.Stdout)
+		}
+	}
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "vulncheck:", err)
 		os.Exit(1)
 	}
 }
 
-func run(out io.Writer) error {
+// goRunner runs go commands, offline unless it fetches.
+type goRunner struct {
+	env []string // added to the environment of every go command
+}
+
+// newGoRunner returns a runner that resolves modules from the module cache
+// only, or through the configured proxy when online is set.
+func newGoRunner(online bool) (*goRunner, error) {
+	if online {
+		return &goRunner{}, nil
+	}
+	cache, err := exec.Command("go", "env", "GOMODCACHE").Output()
+	if err != nil {
+		return nil, fmt.Errorf("go env GOMODCACHE: %w", err)
+	}
+	return &goRunner{env: offlineEnv(strings.TrimSpace(string(cache)))}, nil
+}
+
+// offlineEnv makes the go command read modules from the module cache's
+// download directory as its proxy: no network, and a clear error for a
+// module the cache lacks.
+func offlineEnv(modcache string) []string {
+	return []string{"GOPROXY=file://" + filepath.ToSlash(filepath.Join(modcache, "cache", "download")), "GOFLAGS=-mod=mod"}
+}
+
+// fetch downloads what an offline run needs.
+func (g *goRunner) fetch(out io.Writer) error {
+	steps := [][]string{
+		{"mod", "download"},
+		{"mod", "download", vulndb},
+		{"run", govulncheck, "-version"},
+		{"run", indexdb, "-h"},
+	}
+	for _, args := range steps {
+		if _, err := g.cmd(args...); err != nil {
+			return err
+		}
+	}
+	fmt.Fprintln(out, "vulncheck: the module cache holds everything `make vulncheck` needs")
+	return nil
+}
+
+func (g *goRunner) run(out io.Writer) error {
 	tmp, err := os.MkdirTemp("", "ctxsim-vulncheck")
 	if err != nil {
 		return err
 	}
 	defer os.RemoveAll(tmp)
 	db := filepath.Join(tmp, "db")
-	if err := buildDB(db); err != nil {
+	if err := g.buildDB(db); err != nil {
 		return err
 	}
-	ids, err := scan(db)
+	ids, err := g.scan(db)
 	if err != nil {
 		return err
 	}
@@ -76,7 +136,7 @@ func run(out io.Writer) error {
 			unknown = append(unknown, id)
 		}
 	}
-	if err := checkUnlinked(filepath.Join(tmp, "ctxsim")); err != nil {
+	if err := g.checkUnlinked(filepath.Join(tmp, "ctxsim")); err != nil {
 		return err
 	}
 	if len(unknown) > 0 {
@@ -88,23 +148,26 @@ func run(out io.Writer) error {
 
 // buildDB indexes the vulndb module's OSV files into a database
 // govulncheck reads with -db file://.
-func buildDB(db string) error {
-	var mod struct{ Dir string }
-	b, err := goCmd("mod", "download", "-json", vulndb)
+func (g *goRunner) buildDB(db string) error {
+	var mod struct{ Dir, Error string }
+	b, err := g.cmd("mod", "download", "-json", vulndb)
+	if err != nil && json.Unmarshal(b, &mod) == nil && mod.Error != "" {
+		return lacking(mod.Error, err)
+	}
 	if err != nil {
 		return err
 	}
 	if err := json.Unmarshal(b, &mod); err != nil || mod.Dir == "" {
 		return fmt.Errorf("go mod download %s: no directory in %s", vulndb, b)
 	}
-	_, err = goCmd("run", indexdb, "-vulns", filepath.Join(mod.Dir, "data", "osv"), "-out", db)
+	_, err = g.cmd("run", indexdb, "-vulns", filepath.Join(mod.Dir, "data", "osv"), "-out", db)
 	return err
 }
 
 // scan runs govulncheck and returns the OSV ids of the findings reachable
 // from ctxsim's code (symbol level), once each.
-func scan(db string) ([]string, error) {
-	b, err := goCmd("run", govulncheck, "-db", "file://"+db, "-format", "json", "./...")
+func (g *goRunner) scan(db string) ([]string, error) {
+	b, err := g.cmd("run", govulncheck, "-db", "file://"+db, "-format", "json", "./...")
 	if err != nil {
 		return nil, err
 	}
@@ -135,8 +198,8 @@ func scan(db string) ([]string, error) {
 
 // checkUnlinked builds ctxsim and requires that none of the unlinked
 // symbols is in the binary: the linker keeps only code that can run.
-func checkUnlinked(bin string) error {
-	if _, err := goCmd("build", "-o", bin, "."); err != nil {
+func (g *goRunner) checkUnlinked(bin string) error {
+	if _, err := g.cmd("build", "-o", bin, "."); err != nil {
 		return err
 	}
 	f, err := elf.Open(bin)
@@ -158,12 +221,31 @@ func checkUnlinked(bin string) error {
 	return nil
 }
 
-func goCmd(args ...string) ([]byte, error) {
+// cmd runs a go command and returns its standard output (also on
+// failure, for -json answers that carry the error).
+func (g *goRunner) cmd(args ...string) ([]byte, error) {
 	var stdout, stderr bytes.Buffer
 	cmd := exec.Command("go", args...)
+	cmd.Env = append(os.Environ(), g.env...)
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Run(); err != nil {
-		return nil, fmt.Errorf("go %s: %w\n%s", strings.Join(args, " "), err, stderr.Bytes())
+		err = fmt.Errorf("go %s: %w\n%s", strings.Join(args, " "), err, stderr.Bytes())
+		return stdout.Bytes(), lacking(stderr.String(), err)
 	}
 	return stdout.Bytes(), nil
+}
+
+// missingModule finds what an offline go command could not read from the
+// module cache: "reading file:///…/cache/download/golang.org/x/vuln/cmd/govulncheck/@v/v1.9.0.info".
+var missingModule = regexp.MustCompile(`reading file://\S*/cache/download/(\S+)/@v/(\S+?)\.(?:info|mod|zip)`)
+
+// lacking turns an offline go command's failure to find a module in the
+// cache into an error that names the module and what fetches it; other
+// failures pass through.
+func lacking(text string, err error) error {
+	m := missingModule.FindStringSubmatch(text)
+	if m == nil {
+		return err
+	}
+	return fmt.Errorf("the module cache lacks %s@%s (make vulncheck runs offline): run `make vulncheck-deps` once where the Go module proxy is reachable", m[1], m[2])
 }
