@@ -324,6 +324,12 @@ func TestSubagentIsolation(t *testing.T) {
 		t.Error("off: the main agent's own search never had to be compressed")
 	}
 	lastOn, lastOff := on[len(on)-1], off[len(off)-1]
+	// Off, the main agent's search makes parallel calls; their results were
+	// never sent before the next request. The fidelity review's own
+	// block-prefix model gives 43,360 tokens computed without the cache.
+	if g, _ := lastOff.Figure("spent-fresh"); g.Value != 43360 {
+		t.Errorf("off: %d tokens computed without the cache; want 43,360", g.Value)
+	}
 	if lastOn.Spend.Sub == 0 || lastOn.Spend.Sub >= lastOn.Spend.Tokens || lastOff.Spend.Sub != 0 {
 		t.Errorf("sub-agent tokens: on %d of %d, off %d", lastOn.Spend.Sub, lastOn.Spend.Tokens, lastOff.Spend.Sub)
 	}
