@@ -324,15 +324,28 @@ func TestSubagentIsolation(t *testing.T) {
 		t.Error("off: the main agent's own search never had to be compressed")
 	}
 	lastOn, lastOff := on[len(on)-1], off[len(off)-1]
-	// Off, the main agent's search makes parallel calls; their results were
-	// never sent before the next request. The fidelity review's own
-	// block-prefix model gives 43,360 tokens computed without the cache.
-	if g, _ := lastOff.Figure("spent-fresh"); g.Value != 43360 {
-		t.Errorf("off: %d tokens computed without the cache; want 43,360", g.Value)
+	// Off, iteration 2 writes three parallel calls (c-s2, c-s3, c-s4): the
+	// provider cached the request (system, task, plan, c-s1, r-s1) and the
+	// calls, never their results, so the window after them reuses the
+	// request and c-s2, and the rest is new.
+	if f, ok := frameAt(off, "explore-2"); !ok || f.Cache.Reason != sim.CacheParallel || f.Cache.FirstChanged != "r-s2" ||
+		f.Cache.ReusedTokens != tokensOf(f, "system", "m-task", "m-plan", "c-s1", "r-s1", "c-s2") {
+		t.Errorf("off, explore-2: cache %+v; want the request and c-s2 reused, from r-s2 on new (parallel)", f.Cache)
 	}
 	if lastOn.Spend.Sub == 0 || lastOn.Spend.Sub >= lastOn.Spend.Tokens || lastOff.Spend.Sub != 0 {
 		t.Errorf("sub-agent tokens: on %d of %d, off %d", lastOn.Spend.Sub, lastOn.Spend.Tokens, lastOff.Spend.Sub)
 	}
+}
+
+// tokensOf is the tokens of the blocks ids of f.
+func tokensOf(f sim.Frame, ids ...string) int {
+	n := 0
+	for _, id := range ids {
+		if b, ok := f.Block(id); ok {
+			n += b.Tokens
+		}
+	}
+	return n
 }
 
 func blockIDs(f sim.Frame) []string {
