@@ -249,7 +249,9 @@ func (s *summaries) panel(id, strategy string, results, chars int) Panel {
 		rows = append(rows, Row{Key: "ratio", Values: []Figure{tokens("from", s.orig), tokens("to", s.comp),
 			{Name: "ratio", Value: (s.comp*1000 + s.orig/2) / s.orig, Unit: UnitTenths}}})
 	}
-	return Panel{ID: id, Tone: "ok", Rows: rows}
+	// The lesson's prose beside the panel (panel:ID) can set the source's
+	// own ratio, in its unit, beside this run's.
+	return Panel{ID: id, Tone: "ok", Rows: rows, Section: "panel:" + id}
 }
 
 // CompressedMark opens the text of a result the adaptive strategy

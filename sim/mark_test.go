@@ -16,7 +16,7 @@ var markLine = regexp.MustCompile(`^\[COMPRESSED\] \[Original: ([\d,]+) (\w+) â†
 // without the line), in tokens; never the characters of an excerpt.
 func TestCompressedMarkSizes(t *testing.T) {
 	tok, _ := loadTok()
-	marks := 0
+	marks, fails := 0, 0
 	for id, l := range everyLesson(t) {
 		for _, p := range l.PresetPolicies() {
 			frames := mustRun(t, l, p, tok)
@@ -32,6 +32,9 @@ func TestCompressedMarkSizes(t *testing.T) {
 					orig, comp := number(m[1]), number(m[3])
 					want := b.Tokens - tok.Count(m[0])
 					if m[2] != "tokens" || m[4] != "tokens" || orig != before[b.ID] || comp != want {
+						if fails++; fails > 20 {
+							continue
+						}
 						t.Errorf("%s %s frame %d: %s marked %q on a %d-token block that had %d; want Original: %d tokens â†’ Compressed: %d tokens",
 							id, p, f.Step, b.ID, strings.TrimSpace(m[0]), b.Tokens, before[b.ID], before[b.ID], want)
 					}
@@ -42,6 +45,9 @@ func TestCompressedMarkSizes(t *testing.T) {
 	if marks == 0 {
 		t.Fatal("no [COMPRESSED] mark in any preset")
 	}
+	if fails > 20 {
+		t.Errorf("%d wrong marks in all, 20 shown", fails)
+	}
 }
 
 // number reads a figure written with thousands separators.
@@ -49,4 +55,3 @@ func number(s string) int {
 	n, _ := strconv.Atoi(strings.ReplaceAll(s, ",", ""))
 	return n
 }
-

@@ -384,3 +384,30 @@ func TestEverySummaryWritten(t *testing.T) {
 		t.Error("no result compressed under any preset")
 	}
 }
+
+// TestCombinedCutsTheLongest: the combined strategy cuts a search's merged
+// pages when they are too long for the summarizer, so the results whose
+// summary says the merged input was cut are exactly the longest ones: each
+// has more characters than every result that fit whole.
+func TestCombinedCutsTheLongest(t *testing.T) {
+	l, tok := builtin(t, "compression-strategies")
+	frames := mustRun(t, l, policyOf(t, l, "strategy", "combined"), tok)
+	last := frames[len(frames)-1]
+	longestWhole, shortestCut := 0, -1
+	for _, b := range last.Blocks {
+		chars, ok := b.Attr("chars")
+		if b.Kind != sim.KindSummary || !ok {
+			continue
+		}
+		if strings.Contains(b.Content, "merged input was cut") {
+			if shortestCut < 0 || chars < shortestCut {
+				shortestCut = chars
+			}
+		} else {
+			longestWhole = max(longestWhole, chars)
+		}
+	}
+	if shortestCut < 0 || shortestCut <= longestWhole {
+		t.Errorf("combined: a cut result has %d characters, a whole one %d; want every cut result longer than every whole one", shortestCut, longestWhole)
+	}
+}
