@@ -43,6 +43,10 @@ type Compression struct {
 	// Tools whose results are compressed on arrival; the results of other
 	// tools (a page fetched whole) stay whole. Empty: every tool's.
 	Tools []string
+	// Reported is the compression ratio the lesson's source reports for a
+	// strategy, in tenths of a percent of characters (the source's unit),
+	// shown beside the run's own ratio, counted in tokens.
+	Reported map[string]int
 }
 
 // texts are the texts of every card's versions.
@@ -134,7 +138,13 @@ func (r *compressionRun) frame(h *harness, f *Frame, fc frameCtx) {
 	if r.strategy == StrategyAdaptive {
 		r.batch.frame(f)
 	}
-	f.Panels = append(f.Panels, r.sum.panel("compression", r.strategy, r.results, r.chars))
+	pn := r.sum.panel("compression", r.strategy, r.results, r.chars)
+	if v, ok := r.cfg.Reported[r.strategy]; ok {
+		reported := Figure{Name: "reported-ratio", Value: v, Unit: UnitTenths}
+		f.Figures = append(f.Figures, reported)
+		pn.Rows = append(pn.Rows, Row{Key: "reported", Values: []Figure{reported}})
+	}
+	f.Panels = append(f.Panels, pn)
 }
 
 // summaries holds a mechanism's cards by strategy and result, and counts
@@ -249,9 +259,7 @@ func (s *summaries) panel(id, strategy string, results, chars int) Panel {
 		rows = append(rows, Row{Key: "ratio", Values: []Figure{tokens("from", s.orig), tokens("to", s.comp),
 			{Name: "ratio", Value: (s.comp*1000 + s.orig/2) / s.orig, Unit: UnitTenths}}})
 	}
-	// The lesson's prose beside the panel (panel:ID) can set the source's
-	// own ratio, in its unit, beside this run's.
-	return Panel{ID: id, Tone: "ok", Rows: rows, Section: "panel:" + id}
+	return Panel{ID: id, Tone: "ok", Rows: rows}
 }
 
 // CompressedMark opens the text of a result the adaptive strategy

@@ -42,6 +42,12 @@ func TestCompressionStrategiesFigures(t *testing.T) {
 					t.Errorf("compression ratio = %d‰ (%d of %d); want %d‰", got, comp, orig, tt.ratio)
 				}
 			}
+			// The seed's own ratio, in characters, is shown beside the run's
+			// (in tokens) where the seed gives one.
+			reported, ok := last.Figure("reported-ratio")
+			if ok != (tt.ratio > 0) || reported.Value != tt.ratio {
+				t.Errorf("reported ratio %v (%v); want %d‰", reported.Value, ok, tt.ratio)
+			}
 		})
 	}
 }
