@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"math"
 	"slices"
 	"strings"
 	"time"
@@ -388,6 +389,19 @@ func (b *builder) compression(r *rawCompression, l *sim.Lesson) sim.Mechanism {
 		}
 	}
 	b.trigger(p, r.Trigger, slices.Contains(offered, sim.StrategyAdaptive))
+	for s, v := range r.ReportedRatio {
+		switch {
+		case !slices.Contains(summarizing, s):
+			b.fail(p+".reported_ratio."+s, "is not a strategy offered that summarizes (%s)", strings.Join(summarizing, ", "))
+		case v <= 0 || v > 100:
+			b.fail(p+".reported_ratio."+s, "must be a percent above 0 and at most 100, got %v", v)
+		default:
+			if c.Reported == nil {
+				c.Reported = map[string]int{}
+			}
+			c.Reported[s] = int(math.Round(v * 10))
+		}
+	}
 	switch {
 	case len(summarizing) > 0 && r.Cards == "":
 		b.fail(p+".cards", "is required: %s replace a result with the summary written for it (a cards file)", strings.Join(summarizing, ", "))

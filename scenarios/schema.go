@@ -79,6 +79,10 @@ type rawCompression struct {
 	// compress; the others' results (a fetched page) stay whole. All tools
 	// when left out.
 	Tools []string `yaml:"tools"`
+	// ReportedRatio: the compression ratio the source reports for a
+	// strategy, in percent of characters, shown beside the run's own ratio
+	// in tokens.
+	ReportedRatio map[string]float64 `yaml:"reported_ratio"`
 }
 
 // rawHistory: what history each request carries.

@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"slices"
 	"strconv"
 )
 
@@ -59,7 +60,11 @@ func (r *cacheRun) frame(h *harness, f *Frame, fc frameCtx) {
 	}})
 }
 
-// cacheMeter holds what the provider cached after the last model call.
+// cacheMeter holds what the provider cached after the last model call:
+// the request as sent, then what the model wrote in answer to it. A model
+// call that writes several blocks (parallel tool calls, whose results the
+// harness puts between them) adds each of them after the request; the
+// results were never sent, so they are not cached.
 type cacheMeter struct {
 	cached []cachedBlock
 	warm   bool // a request was sent
@@ -71,18 +76,36 @@ type cachedBlock struct {
 	kind        Kind
 }
 
-// sent records the request of h and the model's output block (nil when
-// none is simulated): the provider keeps both.
-func (m *cacheMeter) sent(h *harness, out *Block) {
+// request records the request of h, which the provider accepted: the
+// provider caches it in place of the previous one.
+func (m *cacheMeter) request(h *harness) {
 	m.cached = m.cached[:0]
 	h.each(func(b *Block) bool {
 		m.cached = append(m.cached, cachedBlock{b.ID, b.Content, b.Kind})
 		return true
 	})
-	if out != nil {
-		m.cached = append(m.cached, cachedBlock{out.ID, out.Content, out.Kind})
-	}
 	m.warm = true
+}
+
+// wrote records a block the model wrote in answer to the last request:
+// the provider caches it after that request.
+func (m *cacheMeter) wrote(out *Block) {
+	m.cached = append(m.cached, cachedBlock{out.ID, out.Content, out.Kind})
+}
+
+// reused is the tokens of the longest prefix of h's request that the
+// provider cached (same block, same text).
+func (m *cacheMeter) reused(h *harness) int {
+	n, i := 0, 0
+	h.each(func(b *Block) bool {
+		if i >= len(m.cached) || b.ID != m.cached[i].id || b.Content != m.cached[i].content {
+			return false
+		}
+		n += b.Tokens
+		i++
+		return true
+	})
+	return n
 }
 
 // compare finds the longest prefix of req that the provider cached (same
@@ -122,6 +145,8 @@ func (m *cacheMeter) compare(req []Block) Cache {
 		c.Reason = CacheSystemChanged
 	case n < len(cached) && cached[n].kind == KindStatus:
 		c.Reason = CacheStatusReplaced
+	case parallel(req, cached, n):
+		c.Reason = CacheParallel
 	case n < len(cached):
 		c.Reason = CacheRewritten
 	default:
@@ -132,6 +157,23 @@ func (m *cacheMeter) compare(req []Block) Cache {
 		req[i].FirstChanged = req[i].ID == c.FirstChanged
 	}
 	return c
+}
+
+// CacheParallel is the prompt cache's reason when the model wrote several
+// tool calls in one response: the first call's result, new, goes before the
+// next call, so the reused prefix ends at that result.
+const CacheParallel = "parallel"
+
+// parallel reports whether the request req leaves the cache at n because a
+// new tool result answers the call before it while the cache goes on with
+// the next call the same response wrote.
+func parallel(req []Block, cached []cachedBlock, n int) bool {
+	if n == 0 || n >= len(req) || n >= len(cached) || cached[n].kind != KindToolCall {
+		return false
+	}
+	r := req[n]
+	return r.Role == RoleTool && req[n-1].Kind == KindToolCall && req[n-1].ToolUseID == r.ToolUseID &&
+		!slices.ContainsFunc(cached[n:], func(c cachedBlock) bool { return c.id == r.ID })
 }
 
 // percent writes a percent figure.

@@ -220,12 +220,19 @@ func (r *compactionRun) compactRange(h *harness, n int, emergency bool, mode []s
 		c.kept = append(c.kept, b.ID)
 	}
 	c.tail = largest(h.msgs[n:])
+	// Whether a card covers the range is known now: the frames before the
+	// summary say what will happen, a summary or a mechanical excerpt.
+	c.mechanical = r.cardFor(c.rangeIDs) == nil
 	r.last = c
 	var vs []string
 	if c.resummarize {
 		vs = append(vs, "resummarize")
 	}
 	vs = append(mode, vs...)
+	mvs := vs // the variants of the frames that show the range's fate
+	if c.mechanical {
+		mvs = append([]string{"mechanical"}, vs...)
+	}
 	if len(mode) == 0 {
 		crossed := Event{Type: EventThresholdCrossed, Tokens: c.before}
 		var cvs []string
@@ -238,21 +245,17 @@ func (r *compactionRun) compactRange(h *harness, n int, emergency bool, mode []s
 	}
 
 	h.event(Event{Type: EventRangeSelected, Tokens: c.rangeTokens})
-	r.show(h, FrameSelected, vs, c.rangeIDs)
+	r.show(h, FrameSelected, mvs, c.rangeIDs)
 
 	sum := r.summarize(h, rng)
-	c.summary, c.summaryID, c.mechanical, c.card = sum.Tokens, sum.ID, sum.Summary.Mechanical, sum.Summary.Card
+	c.summary, c.summaryID, c.card = sum.Tokens, sum.ID, sum.Summary.Card
 	if r.cfg.Loss {
 		p := lossPanel(lossFacts(h.l, rng), sum.Content)
 		c.loss = &p
 	}
-	svs := vs
-	if c.mechanical {
-		svs = append([]string{"mechanical"}, vs...)
-	}
 	h.event(Event{Type: EventSummary, Tokens: sum.Tokens, Block: sum.ID, Variant: summaryVariant(sum.Summary)})
 	r.summaries = append(r.summaries, sum.ID)
-	f := r.show(h, FrameSummary, svs, c.rangeIDs)
+	f := r.show(h, FrameSummary, mvs, c.rangeIDs)
 	pending := sum
 	pending.Spotlight = true
 	f.Pending = &pending
@@ -265,10 +268,7 @@ func (r *compactionRun) compactRange(h *harness, n int, emergency bool, mode []s
 		ce.Variant = "mechanical"
 	}
 	h.event(ce)
-	rvs := vs
-	if c.mechanical {
-		rvs = append([]string{"mechanical"}, rvs...)
-	}
+	rvs := mvs
 	if c.stillAbove {
 		// Compacting again would only re-summarize the summary and the tail
 		// just kept verbatim, so this harness stops auto-compacting for the
@@ -324,10 +324,7 @@ func (r *compactionRun) summarize(h *harness, rng []Block) Block {
 	for i, b := range rng {
 		ids[i] = b.ID
 	}
-	for _, card := range r.cfg.Cards {
-		if !slices.Equal(card.Covers, ids) {
-			continue
-		}
+	if card := r.cardFor(ids); card != nil {
 		v := card.Versions[r.version-1]
 		b := Block{ID: card.ID, Role: RoleUser, Kind: KindSummary, Tokens: card.Tokens, Content: v.Content,
 			LabelKey: "block.summary",
@@ -349,6 +346,16 @@ func (r *compactionRun) summarize(h *harness, rng []Block) Block {
 		Tokens: h.count(text), Content: text, LabelKey: "block.excerpt", Origin: origin,
 		Summary: &SummaryOf{Mechanical: true, Covers: ids},
 	}
+}
+
+// cardFor is the card that covers exactly the blocks ids, or nil.
+func (r *compactionRun) cardFor(ids []string) *Card {
+	for i := range r.cfg.Cards {
+		if slices.Equal(r.cfg.Cards[i].Covers, ids) {
+			return &r.cfg.Cards[i]
+		}
+	}
+	return nil
 }
 
 // excerptMax bounds a mechanical excerpt in bytes: a long session's
@@ -455,8 +462,18 @@ func (r *compactionRun) frame(h *harness, f *Frame, fc frameCtx) {
 	if c.emergency {
 		f.Figures = append(f.Figures, count("emergency", 1))
 	}
-	if c.mechanical && (f.Kind == FrameSummary || f.Kind == FrameReplaced) {
+	if c.mechanical && f.Kind != FrameCrossed {
 		f.Figures = append(f.Figures, count("mechanical", 1))
+	}
+	// The header (system prompt, memory copy) stays through every
+	// compaction: above the line on its own, nothing can bring the window
+	// under it.
+	hdr := h.headerTokens()
+	f.Figures = append(f.Figures, tokens("header", hdr))
+	if hdr > r.threshold {
+		f.Figures = append(f.Figures, count("header-above", 1))
+	} else if f.Kind == FrameReplaced && hdr+c.summary > r.threshold {
+		f.Figures = append(f.Figures, count("header-summary-above", 1)) // the tail is not what keeps it above
 	}
 	if f.Kind == FrameSummary || f.Kind == FrameReplaced {
 		f.Figures = append(f.Figures, tokens("summary", c.summary), blockRef("summary-block", c.summaryID))

@@ -43,6 +43,10 @@ type Compression struct {
 	// Tools whose results are compressed on arrival; the results of other
 	// tools (a page fetched whole) stay whole. Empty: every tool's.
 	Tools []string
+	// Reported is the compression ratio the lesson's source reports for a
+	// strategy, in tenths of a percent of characters (the source's unit),
+	// shown beside the run's own ratio, counted in tokens.
+	Reported map[string]int
 }
 
 // texts are the texts of every card's versions.
@@ -103,7 +107,7 @@ type compressionRun struct {
 // strategy that compresses on entry; every result's whole size is noted.
 func (r *compressionRun) result(h *harness, b *Block, m *Message) {
 	r.results++
-	r.chars += r.sum.note(b, m)
+	r.chars += noteChars(h, b, m)
 	if !onEntry(r.strategy) || (len(r.cfg.Tools) > 0 && !slices.Contains(r.cfg.Tools, b.Tool)) {
 		return
 	}
@@ -134,7 +138,13 @@ func (r *compressionRun) frame(h *harness, f *Frame, fc frameCtx) {
 	if r.strategy == StrategyAdaptive {
 		r.batch.frame(f)
 	}
-	f.Panels = append(f.Panels, r.sum.panel("compression", r.strategy, r.results, r.chars))
+	pn := r.sum.panel("compression", r.strategy, r.results, r.chars)
+	if v, ok := r.cfg.Reported[r.strategy]; ok {
+		reported := Figure{Name: "reported-ratio", Value: v, Unit: UnitTenths}
+		f.Figures = append(f.Figures, reported)
+		pn.Rows = append(pn.Rows, Row{Key: "reported", Values: []Figure{reported}})
+	}
+	f.Panels = append(f.Panels, pn)
 }
 
 // summaries holds a mechanism's cards by strategy and result, and counts
@@ -142,14 +152,13 @@ func (r *compressionRun) frame(h *harness, f *Frame, fc frameCtx) {
 type summaries struct {
 	cards   map[[2]string]*Card // (strategy, result id) → card
 	version int
-	chars   map[string]int  // whole characters of each result, by block id
 	orig    int             // tokens of the results compressed so far, whole
 	comp    int             // their tokens compressed
 	done    map[string]bool // blocks compressed since the last frame
 }
 
 func newSummaries(cards []Card, version int) *summaries {
-	s := &summaries{cards: map[[2]string]*Card{}, version: version, chars: map[string]int{}, done: map[string]bool{}}
+	s := &summaries{cards: map[[2]string]*Card{}, version: version, done: map[string]bool{}}
 	for i := range cards {
 		c := &cards[i]
 		if len(c.Covers) > 0 {
@@ -159,14 +168,19 @@ func newSummaries(cards []Card, version int) *summaries {
 	return s
 }
 
-// note records a result's whole characters (its trace figure, or its
-// text's) and returns them.
-func (s *summaries) note(b *Block, m *Message) int {
+// noteChars records a result's whole characters and returns them: its trace
+// figure, or its text's when the text is whole (a counted lesson, or a
+// message without a trace size). A trace-sized result without the figure
+// shows an excerpt of a text whose characters nobody gave: 0, and no
+// attribute.
+func noteChars(h *harness, b *Block, m *Message) int {
 	n := m.Chars
-	if n == 0 {
+	if n == 0 && (h.l.Counted || m.Tokens == 0) {
 		n = runeCount(b.Content)
 	}
-	s.chars[b.ID] = n
+	if n == 0 {
+		return 0
+	}
 	b.Attrs = append(b.Attrs, Attr{"chars", n})
 	return n
 }
@@ -180,23 +194,33 @@ func (s *summaries) compress(h *harness, b *Block, strategy string, marked bool)
 	}
 	n := min(s.version, len(c.Versions))
 	v := c.Versions[n-1]
-	text := v.Content
-	if marked {
-		text = fmt.Sprintf("%s [Original: %s chars → Compressed: %s chars]\n%s", CompressedMark,
-			thousands(s.chars[b.ID]), thousands(runeCount(v.Content)), v.Content)
+	// The summary's size as the model would be sent it: its trace size, or
+	// the count of its text when that is the whole text.
+	whole := c.Tokens == 0 || c.counted(n) || h.l.Counted
+	size := c.Tokens
+	if whole {
+		size = h.count(v.Content)
 	}
-	tokens := c.Tokens
-	if tokens == 0 || c.counted(n) || h.l.Counted {
-		tokens = h.count(text)
-	} else if marked {
-		tokens += h.count(text[:len(text)-len(v.Content)]) // the mark line is the harness's text
+	text, tokens := v.Content, size
+	if marked {
+		// The mark gives the sizes of the texts the model is sent, the
+		// result's and the summary's, not of the excerpts a trace shows.
+		line := fmt.Sprintf("%s [Original: %s tokens → Compressed: %s tokens]\n", CompressedMark, thousands(b.Tokens), thousands(size))
+		text = line + v.Content
+		tokens = size + h.count(line)
+		if whole {
+			tokens = h.count(text)
+		}
 	}
 	before := b.Tokens
 	s.orig, s.comp = s.orig+before, s.comp+tokens
 	b.Content, b.Tokens, b.Kind, b.Origin = text, tokens, KindSummary, nil
 	b.Summary = &SummaryOf{Card: c.ID, Version: s.version, Versions: len(c.Versions), Recorded: v.Recorded,
 		Covers: []string{b.ID}, Provenance: v.Provenance}
-	b.Attrs = append(b.Attrs, Attr{"compressed_from", before}, Attr{"summary_chars", runeCount(v.Content)})
+	b.Attrs = append(b.Attrs, Attr{"compressed_from", before})
+	if whole {
+		b.Attrs = append(b.Attrs, Attr{"summary_chars", runeCount(v.Content)})
+	}
 	s.done[b.ID] = true
 	h.event(Event{Type: EventCompressed, Block: b.ID, Tokens: before - tokens, Variant: strategy})
 	return true

@@ -15,11 +15,14 @@ type Tokenizer interface {
 
 // Run replays l's trace under p and returns its frames. It fails only when
 // p is not a policy of l; a validated lesson always runs.
-func Run(l *Lesson, p Policy, tok Tokenizer) (*Replay, error) {
+func Run(l *Lesson, p Policy, tok Tokenizer) (*Replay, error) { return run(l, p, tok, nil) }
+
+// run is Run with a tap on what the provider sees (nil: none).
+func run(l *Lesson, p Policy, tok Tokenizer, t tap) (*Replay, error) {
 	if err := l.CheckPolicy(p); err != nil {
 		return nil, err
 	}
-	h := replay(l, p, tok)
+	h := replayWith(l, p, tok, t)
 	r := &Replay{Frames: h.frames, Window: h.limit}
 	for _, m := range h.mechs {
 		m.finish(h, r)
@@ -28,9 +31,12 @@ func Run(l *Lesson, p Policy, tok Tokenizer) (*Replay, error) {
 }
 
 // replay runs the trace under p, a valid policy of l.
-func replay(l *Lesson, p Policy, tok Tokenizer) *harness {
+func replay(l *Lesson, p Policy, tok Tokenizer) *harness { return replayWith(l, p, tok, nil) }
+
+// replayWith is replay with a tap on what the provider sees (nil: none).
+func replayWith(l *Lesson, p Policy, tok Tokenizer, t tap) *harness {
 	h := &harness{l: l, p: p, limit: windowOf(l, p), tok: tok, prevIDs: map[string]bool{}, frames: make([]Frame, 0, len(l.Trace)+8),
-		origins: map[string]*Msg{}}
+		origins: map[string]*Msg{}, tap: t}
 	for _, m := range l.Mechanisms {
 		h.mechs = append(h.mechs, m.start(h))
 	}
@@ -51,6 +57,7 @@ type harness struct {
 	tok   Tokenizer
 	mechs []hooks
 	cache *cacheMeter // set by the prompt_cache mechanism
+	tap   tap         // nil, or a test's view of the provider's side
 	// counters are the running counters the mechanisms declared
 	counters []Counter
 
@@ -217,7 +224,10 @@ func (h *harness) put(m *Message) Block {
 		}
 	}
 	if b.Role == RoleAssistant && h.cache != nil {
-		h.cache.sent(h, &b) // the provider keeps the request and what it generated
+		h.cache.wrote(&b) // the provider keeps what the model wrote after its request
+	}
+	if b.Role == RoleAssistant && h.tap != nil {
+		h.tap.wrote(b)
 	}
 	if b.Role == RoleAssistant {
 		h.spent.tokens += b.Tokens // what the model wrote
@@ -321,13 +331,7 @@ func (h *harness) branch(br *Branch) bool {
 
 // decide is a model call whose output the lesson does not simulate.
 func (h *harness) decide() bool {
-	if !h.callAs(FrameDecision) {
-		return false
-	}
-	if h.cache != nil {
-		h.cache.sent(h, nil)
-	}
-	return true
+	return h.callAs(FrameDecision)
 }
 
 func foundVariant(found bool) string {
@@ -372,8 +376,10 @@ func (h *harness) callAs(kind FrameKind) bool {
 	if kind == FrameDecision {
 		h.event(Event{Type: EventDecision})
 	}
+	shown := -1 // the frame that shows the request
 	if h.cur.ShowRequest {
 		f := h.emit(kind, h.cur.ID, frameCtx{finish: true})
+		shown = f.Step - 1
 		if kind == FrameDecision {
 			// The lesson's prose for the moment the arms differ (what
 			// models did here), when it has one.
@@ -382,7 +388,26 @@ func (h *harness) callAs(kind FrameKind) bool {
 		}
 		h.shown, h.added = true, 0
 	}
+	if h.cache != nil {
+		// The provider caches the request it accepted; a frame showing it
+		// was compared with the one before.
+		h.cache.request(h)
+	}
+	if h.tap != nil {
+		h.tap.request(h.window(), shown)
+	}
 	return true
+}
+
+// tap sees the provider's side of a replay as it happens: each request the
+// provider accepted, as sent, with the index of the frame that shows it
+// (-1: none; that frame was emitted just before); each block the model
+// wrote in answer; each frame as it is emitted (its index). Tests model
+// the provider with it, apart from the harness's own meters.
+type tap interface {
+	request(req []Block, shown int)
+	wrote(b Block)
+	frame(i int)
 }
 
 // send is the provider's check of the request: broken tool pairs, or a
@@ -558,6 +583,9 @@ func (h *harness) emitWith(kind FrameKind, base string, own []string, fc frameCt
 	h.events = nil
 	h.added = 0
 	h.frames = append(h.frames, f)
+	if h.tap != nil {
+		h.tap.frame(len(h.frames) - 1)
+	}
 	return &h.frames[len(h.frames)-1]
 }
 

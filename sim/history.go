@@ -57,8 +57,8 @@ type historyRun struct {
 	step  int // in this frame
 }
 
-// result notes every result's whole characters.
-func (r *historyRun) result(_ *harness, b *Block, m *Message) { r.sum.note(b, m) }
+// result notes every result's whole characters, when they are known.
+func (*historyRun) result(h *harness, b *Block, m *Message) { noteChars(h, b, m) }
 
 // entered slides the window when a message enters it.
 func (r *historyRun) entered(h *harness, _ *Block) {

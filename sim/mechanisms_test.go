@@ -177,7 +177,7 @@ func TestBatchMarksOnce(t *testing.T) {
 	if got := strings.Join(batches, " | "); got != "r-a,r-b,r-c | r-d,r-e" {
 		t.Errorf("batches %s; want a, b, c then d, e", got)
 	}
-	mark := wordCount{}.Count("[COMPRESSED] [Original: 8 chars → Compressed: 7 chars]\n")
+	mark := wordCount{}.Count("[COMPRESSED] [Original: 40 tokens → Compressed: 4 tokens]\n")
 	if b, _ := last.Block("r-a"); b.Tokens != 4+mark {
 		t.Errorf("r-a is %d tokens: %q", b.Tokens, b.Content)
 	}

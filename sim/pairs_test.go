@@ -2,37 +2,23 @@ package sim_test
 
 import (
 	"fmt"
-	"os"
 	"strconv"
 	"strings"
 	"testing"
 
-	"ctxsim/scenarios"
 	"ctxsim/sim"
 )
 
 // TestToolPairsEverywhere: no frame of any built-in lesson, under any
-// preset policy or any threshold from 1 to 100, shows a request in which a
+// preset policy or any threshold or alpha from 1 to 100, shows a request in which a
 // tool call is not followed by its result or a result lacks its call,
 // unless the provider refuses that request (at this frame, or at the next
 // one when the frame shows the request a compressor's pass just left) and
 // its error names the message. Compaction keeps a call with its result;
 // only the lesson's deliberate bug (pairs=broken) may break a pair.
 func TestToolPairsEverywhere(t *testing.T) {
-	ls, err := loadBuiltins()
-	if err != nil {
-		t.Fatal(err)
-	}
 	tok, _ := loadTok()
-	combined, err := scenarios.LoadDir(os.DirFS("../scenarios/testdata"), "tiered-memory", "testdata", nil, tok)
-	if err != nil {
-		t.Fatal(err)
-	}
-	all := map[string]*sim.Lesson{combined.ID: combined.Lesson}
-	for id, l := range ls {
-		all[id] = l
-	}
-	for id, l := range all {
+	for id, l := range everyLesson(t) {
 		t.Run(id, func(t *testing.T) {
 			checked := 0
 			for _, p := range sweep(t, l) {
@@ -61,20 +47,22 @@ func TestToolPairsEverywhere(t *testing.T) {
 	}
 }
 
-// sweep is every preset policy of l and, when l has a threshold, every
-// preset at every threshold from 1 to 100.
+// sweep is every preset policy of l and, when l has a threshold or an
+// alpha, every preset at every value of it from 1 to 100.
 func sweep(t testing.TB, l *sim.Lesson) []sim.Policy {
 	out := l.PresetPolicies()
-	if _, ok := l.Param("threshold"); !ok {
-		return out
-	}
-	for _, p := range l.PresetPolicies() {
-		for th := 1; th <= 100; th++ {
-			q, err := l.With(p, "threshold", strconv.Itoa(th))
-			if err != nil {
-				t.Fatal(err)
+	for _, name := range []string{"threshold", "alpha"} {
+		if _, ok := l.Param(name); !ok {
+			continue
+		}
+		for _, p := range l.PresetPolicies() {
+			for v := 1; v <= 100; v++ {
+				q, err := l.With(p, name, strconv.Itoa(v))
+				if err != nil {
+					t.Fatal(err)
+				}
+				out = append(out, q)
 			}
-			out = append(out, q)
 		}
 	}
 	return out

@@ -65,17 +65,7 @@ func (h *harness) sent() {
 	if h.cache == nil {
 		return
 	}
-	// What the provider reuses: the longest prefix it cached, as compare
-	// finds it, without copying the request.
-	cached, reused, i := h.cache.cached, 0, 0
-	h.each(func(b *Block) bool {
-		if i >= len(cached) || b.ID != cached[i].id || b.Content != cached[i].content {
-			return false
-		}
-		reused += b.Tokens
-		i++
-		return true
-	})
+	reused := h.cache.reused(h)
 	h.spent.fresh += total - reused
 }
 

@@ -42,6 +42,12 @@ func TestCompressionStrategiesFigures(t *testing.T) {
 					t.Errorf("compression ratio = %d‰ (%d of %d); want %d‰", got, comp, orig, tt.ratio)
 				}
 			}
+			// The seed's own ratio, in characters, is shown beside the run's
+			// (in tokens) where the seed gives one.
+			reported, ok := last.Figure("reported-ratio")
+			if ok != (tt.ratio > 0) || reported.Value != tt.ratio {
+				t.Errorf("reported ratio %v (%v); want %d‰", reported.Value, ok, tt.ratio)
+			}
 		})
 	}
 }
@@ -324,9 +330,28 @@ func TestSubagentIsolation(t *testing.T) {
 		t.Error("off: the main agent's own search never had to be compressed")
 	}
 	lastOn, lastOff := on[len(on)-1], off[len(off)-1]
+	// Off, iteration 2 writes three parallel calls (c-s2, c-s3, c-s4): the
+	// provider cached the request (system, task, plan, c-s1, r-s1) and the
+	// calls, never their results, so the window after them reuses the
+	// request and c-s2, and the rest is new.
+	if f, ok := frameAt(off, "explore-2"); !ok || f.Cache.Reason != sim.CacheParallel || f.Cache.FirstChanged != "r-s2" ||
+		f.Cache.ReusedTokens != tokensOf(f, "system", "m-task", "m-plan", "c-s1", "r-s1", "c-s2") {
+		t.Errorf("off, explore-2: cache %+v; want the request and c-s2 reused, from r-s2 on new (parallel)", f.Cache)
+	}
 	if lastOn.Spend.Sub == 0 || lastOn.Spend.Sub >= lastOn.Spend.Tokens || lastOff.Spend.Sub != 0 {
 		t.Errorf("sub-agent tokens: on %d of %d, off %d", lastOn.Spend.Sub, lastOn.Spend.Tokens, lastOff.Spend.Sub)
 	}
+}
+
+// tokensOf is the tokens of the blocks ids of f.
+func tokensOf(f sim.Frame, ids ...string) int {
+	n := 0
+	for _, id := range ids {
+		if b, ok := f.Block(id); ok {
+			n += b.Tokens
+		}
+	}
+	return n
 }
 
 func blockIDs(f sim.Frame) []string {
@@ -363,5 +388,32 @@ func TestEverySummaryWritten(t *testing.T) {
 	}
 	if compressed == 0 {
 		t.Error("no result compressed under any preset")
+	}
+}
+
+// TestCombinedCutsTheLongest: the combined strategy cuts a search's merged
+// pages when they are too long for the summarizer, so the results whose
+// summary says the merged input was cut are exactly the longest ones: each
+// has more characters than every result that fit whole.
+func TestCombinedCutsTheLongest(t *testing.T) {
+	l, tok := builtin(t, "compression-strategies")
+	frames := mustRun(t, l, policyOf(t, l, "strategy", "combined"), tok)
+	last := frames[len(frames)-1]
+	longestWhole, shortestCut := 0, -1
+	for _, b := range last.Blocks {
+		chars, ok := b.Attr("chars")
+		if b.Kind != sim.KindSummary || !ok {
+			continue
+		}
+		if strings.Contains(b.Content, "merged input was cut") {
+			if shortestCut < 0 || chars < shortestCut {
+				shortestCut = chars
+			}
+		} else {
+			longestWhole = max(longestWhole, chars)
+		}
+	}
+	if shortestCut < 0 || shortestCut <= longestWhole {
+		t.Errorf("combined: a cut result has %d characters, a whole one %d; want every cut result longer than every whole one", shortestCut, longestWhole)
 	}
 }

@@ -211,6 +211,10 @@ func (v *frameView) cond(name, arg string) (bool, bool) {
 		return ok, true
 	case "fact":
 		return v.factIn(arg, v.f.Blocks), true
+	case "holds":
+		ref, fact, _ := strings.Cut(arg, ":")
+		b, ok := v.block(ref)
+		return ok && v.factIn(fact, []sim.Block{*b}), true
 	case "kept":
 		s, ok := v.summary()
 		return ok && v.factIn(arg, []sim.Block{*s}), true

@@ -17,7 +17,8 @@ import (
 
 // Every sentence true in every state: this test renders the narration of
 // every frame of every lesson, under every preset policy and, where a
-// lesson has a threshold, under thresholds 1 to 100, in every language,
+// lesson has a threshold or an alpha, under each value from 1 to 100, in
+// every language,
 // and checks what the text states against the frame.
 //
 //   - Every number in the text is filled in from the frame (a placeholder),
@@ -30,6 +31,9 @@ import (
 //     does not exist yet.
 //   - A frame whose summary is a mechanical excerpt is narrated by a
 //     section written for excerpts.
+//   - A sentence that names a fact ({fact:ID}) says whether the window
+//     holds it: a condition on that fact shows it, or the frame is where
+//     the engine looked the fact up.
 //
 // About sections describe the lesson as a whole: their numbers must be
 // figures some preset run of the lesson shows, or declared.
@@ -73,23 +77,25 @@ func checkLessonTruth(t *testing.T, s *Server, l *scenarios.Lesson) {
 	}
 }
 
-// truthPolicies are every preset policy and, for a lesson with a threshold,
-// every preset with each threshold from 1 to 100.
+// truthPolicies are every preset policy and, for a lesson with a threshold
+// or an alpha, every preset with each value of it from 1 to 100.
 func truthPolicies(l *scenarios.Lesson) []sim.Policy {
 	out := l.PresetPolicies()
-	if _, ok := l.Param("threshold"); !ok {
-		return out
-	}
 	seen := map[sim.Policy]bool{}
 	for _, p := range out {
 		seen[p] = true
 	}
-	for _, p := range l.PresetPolicies() {
-		for th := 1; th <= 100; th++ {
-			q, err := l.With(p, "threshold", strconv.Itoa(th))
-			if err == nil && !seen[q] {
-				seen[q] = true
-				out = append(out, q)
+	for _, name := range []string{"threshold", "alpha"} {
+		if _, ok := l.Param(name); !ok {
+			continue
+		}
+		for _, p := range l.PresetPolicies() {
+			for v := 1; v <= 100; v++ {
+				q, err := l.With(p, name, strconv.Itoa(v))
+				if err == nil && !seen[q] {
+					seen[q] = true
+					out = append(out, q)
+				}
 			}
 		}
 	}
@@ -150,6 +156,7 @@ func frameTruth(s *Server, l *scenarios.Lesson, p sim.Policy, r *sim.Replay, i i
 	if mech, ok := v.figure("mechanical"); ok && mech.Value == 1 && !strings.Contains(sec.Key, "mechanical") {
 		problems = append(problems, fmt.Sprintf("the summary is a mechanical excerpt, but it is narrated by %s", sec.Key))
 	}
+	problems = append(problems, undecidedFacts(v, sec)...)
 	for _, k := range l.About {
 		as, _ := l.Section(lang, k)
 		h, b, err := as.Render(marked{v})
@@ -164,6 +171,46 @@ func frameTruth(s *Server, l *scenarios.Lesson, p sim.Policy, r *sim.Replay, i i
 		}
 	}
 	return problems
+}
+
+var factPlace = regexp.MustCompile(`\{fact:([^{}\s]+)\}`)
+
+// undecidedFacts lists the facts a frame's text names without deciding
+// whether the window holds them: a sentence that names a fact says whether
+// it is there, so a condition on that fact must show it (fact, holds,
+// kept), or the frame must be where the engine looked it up.
+func undecidedFacts(v *frameView, sec scenarios.Section) []string {
+	looked := map[string]bool{}
+	for _, e := range v.f.Events {
+		if e.Type == sim.EventLookup {
+			looked[e.Fact] = true
+		}
+	}
+	var out []string
+	check := func(text string, conds []scenarios.Cond, line int) {
+		for _, m := range factPlace.FindAllStringSubmatch(text, -1) {
+			id := m[1]
+			decided := looked[id] || slices.ContainsFunc(conds, func(c scenarios.Cond) bool {
+				return (c.Name == "fact" || c.Name == "kept") && c.Arg == id || c.Name == "holds" && strings.HasSuffix(c.Arg, ":"+id)
+			})
+			if !decided {
+				out = append(out, fmt.Sprintf("section %s (line %d) names fact %s, but no condition on it shows the sentence and the frame did not look it up", sec.Key, line, id))
+			}
+		}
+	}
+	check(sec.Headline, nil, sec.Line)
+	for _, c := range sec.Chunks {
+		shown := true
+		for _, cd := range c.Conds {
+			if ok, _ := v.Cond(cd.Name, cd.Arg); ok == cd.Not {
+				shown = false
+			}
+		}
+		if shown {
+			check(c.HTML, c.Conds, c.Line)
+		}
+	}
+	return out
 }
 
 // numbersIn lists the numbers of text that declared figures do not
