@@ -3,70 +3,100 @@ package transcript
 import (
 	"bytes"
 	"encoding/json"
+	"path"
 	"regexp"
 	"strings"
 )
 
-// Redaction kinds, the keys of Session.Redactions.
+// Redaction classes, the keys of Session.Redactions: what a secret scanner
+// would flag, e-mail addresses and the user's home directory.
 const (
-	kindAPIKey = "api-key"
-	kindBearer = "bearer"
-	kindEmail  = "email"
-	kindHome   = "home"
+	ClassPrivateKey     = "private-key"     // PEM and OpenSSH private-key blocks
+	ClassSlackWebhook   = "slack-webhook"   // https://hooks.slack.com/services/…
+	ClassURLCredentials = "url-credentials" // the password of scheme://user:password@host
+	ClassJWT            = "jwt"             // eyJ….eyJ….signature
+	ClassAnthropicKey   = "anthropic-key"   // sk-ant-…
+	ClassOpenAIKey      = "openai-key"      // sk-…, sk-proj-…, sk-svcacct-…
+	ClassAWSAccessKey   = "aws-access-key"  // AKIA…, ASIA…
+	ClassAWSSecretKey   = "aws-secret-key"  // aws_secret_access_key = <40 characters>
+	ClassGitHubToken    = "github-token"    // ghp_, gho_, ghu_, ghs_, ghr_, github_pat_
+	ClassSlackToken     = "slack-token"     // xoxb-, xoxp-, xoxa-, xoxo-, xoxs-, xoxr-, xoxe-, xapp-
+	ClassGoogleAPIKey   = "google-api-key"  // AIza…
+	ClassStripeKey      = "stripe-key"      // sk_live_, sk_test_, rk_live_, rk_test_, whsec_
+	ClassNPMToken       = "npm-token"       // npm_…
+	ClassAssigned       = "assigned-secret" // password=, secret:, token=, api_key: … with a literal value, quoted or not
+	ClassBearer         = "bearer"          // Bearer <token>
+	ClassBasicAuth      = "basic-auth"      // Basic <base64 user:password>
+	ClassEmail          = "email"           // e-mail addresses
+	ClassHome           = "home"            // the user's home directory, replaced by ~
 )
 
-// secretPattern is one kind of secret: a regexp, the submatch to replace, and
-// checks that keep ordinary words and code out.
+// RedactionClasses lists the classes in the order the redactor applies them.
+var RedactionClasses = []string{ClassHome, ClassPrivateKey, ClassSlackWebhook, ClassURLCredentials, ClassJWT,
+	ClassAnthropicKey, ClassOpenAIKey, ClassAWSAccessKey, ClassGitHubToken, ClassSlackToken, ClassGoogleAPIKey,
+	ClassStripeKey, ClassNPMToken, ClassAWSSecretKey, ClassAssigned, ClassBearer, ClassBasicAuth, ClassEmail}
+
+// redacted replaces a secret.
+const redacted = "[redacted]"
+
+// secretPattern is one class of secret: a regexp, the submatches to replace
+// (the first that matched; none: the whole match), and checks that keep
+// ordinary words and code out.
 type secretPattern struct {
-	kind  string
-	re    *regexp.Regexp
-	group int                            // submatch replaced (0: the whole match)
-	with  string                         // replacement
-	hint  func(string) bool              // cheap test: false when the pattern cannot match (skips the regexp on large texts)
-	keep  func(match, group string) bool // whether a candidate really is a secret
+	class  string
+	re     *regexp.Regexp
+	groups []int                                 // submatches replaced, the first that matched (nil: the whole match)
+	with   string                                // replacement
+	hint   func(string) bool                     // cheap test: false when the pattern cannot match (skips the regexp on large texts)
+	keep   func(s string, loc []int, g int) bool // whether a candidate (submatch g of loc in s) really is a secret; nil: always
 }
 
-// secretPatterns are applied in order. The key prefixes are the providers'
-// documented ones; each candidate must also look random (mixed letters and
-// digits), so "sk-learn-compatible-estimators" or "Bearer authentication"
-// stay as they are.
+// Patterns of the secret classes. Key prefixes are the providers' documented
+// ones; a candidate of a prefix that words share must also look random
+// (mixed letters and digits), so "sk-learn-compatible-estimators" or "Bearer
+// authentication" stay as they are.
+var (
+	rePrivateKey = regexp.MustCompile(`-----BEGIN[ A-Z0-9]*PRIVATE KEY(?: BLOCK)?-----(?:[\s\S]*?-----END[ A-Z0-9]*PRIVATE KEY(?: BLOCK)?-----|(?:(?:\s|\\[nr])*(?:[A-Za-z0-9+/=]{16,}|[A-Za-z-]+: [^\n\\]*))*)`)
+	reSlackHook  = regexp.MustCompile(`https://hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9_/-]{16,}`)
+	reURLCreds   = regexp.MustCompile(`\b[a-zA-Z][a-zA-Z0-9+.-]{1,20}://[^\s/:@'"<>]+:([^\s/@'"<>]+)@`)
+	reJWT        = regexp.MustCompile(`\bey[JA][A-Za-z0-9_-]{6,}\.ey[A-Za-z0-9_-]{6,}\.[A-Za-z0-9_-]*`)
+	reAnthropic  = regexp.MustCompile(`\bsk-ant-[A-Za-z0-9_-]{20,}`)
+	reOpenAI     = regexp.MustCompile(`\bsk-(?:proj-|svcacct-|admin-|None-)?[A-Za-z0-9_-]{20,}`)
+	reAWSAccess  = regexp.MustCompile(`\b(?:AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}\b`)
+	reGitHub     = regexp.MustCompile(`\b(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{30,})`)
+	reSlackToken = regexp.MustCompile(`\b(?:xox[abposre]-[A-Za-z0-9-]{10,}|xapp-[0-9]-[A-Za-z0-9-]{10,})`)
+	reGoogle     = regexp.MustCompile(`\bAIza[0-9A-Za-z_-]{35}`)
+	reStripe     = regexp.MustCompile(`\b(?:[sr]k_(?:live|test)_[A-Za-z0-9]{16,}|whsec_[A-Za-z0-9]{24,})`)
+	reNPM        = regexp.MustCompile(`\bnpm_[A-Za-z0-9]{36}\b`)
+	reAWSSecret  = regexp.MustCompile(`(?i)aws_?secret_?(?:access_?)?key["']?\s*(?::|=>|=)\s*["']?([A-Za-z0-9/+=]{40})(?:[^A-Za-z0-9/+=]|$)`)
+	// reAssigned is a key that names a secret, assigned a value: quoted
+	// (group 2 or 3) or not (group 4).
+	reAssigned = regexp.MustCompile(`(?i)\b([a-z0-9_.-]*(?:password|passwd|passphrase|secret|token|api[_-]?key|apikey|access[_-]?key|private[_-]?key|auth[_-]?key|credentials?))["']?\s*(?::=|=>|=|:)[ \t]*(?:"([^"\n]*)"|'([^'\n]*)'|([^\s"'&,;)}\]>]+))`)
+	reBearer   = regexp.MustCompile(`(?i)\bbearer\s+([A-Za-z0-9._~+/-]{16,}=*)`)
+	reBasic    = regexp.MustCompile(`(?i)\bbasic\s+([A-Za-z0-9+/]{8,}={0,2})`)
+	reEmail    = regexp.MustCompile(`\b[A-Za-z0-9._%+-]+@(?:[A-Za-z0-9-]+\.)+[A-Za-z]{2,}\b`)
+)
+
+// secretPatterns are applied in order, after the home directory.
 var secretPatterns = []secretPattern{
-	{
-		kind: kindAPIKey,
-		re: regexp.MustCompile(`\b(?:sk-[A-Za-z0-9_-]{20,}|(?:AKIA|ASIA)[0-9A-Z]{16}\b|gh[pousr]_[A-Za-z0-9]{30,}|` +
-			`github_pat_[A-Za-z0-9_]{30,}|xox[abposr]-[A-Za-z0-9-]{10,}|AIza[0-9A-Za-z_-]{35}|[rs]k_(?:live|test)_[A-Za-z0-9]{16,})`),
-		with: "[redacted]",
-		hint: containsAny("sk-", "AKIA", "ASIA", "hp_", "ho_", "hu_", "hs_", "hr_", "github_pat_", "xox", "AIza", "k_live_", "k_test_"),
-		keep: func(m, _ string) bool {
-			return strings.HasPrefix(m, "AKIA") || strings.HasPrefix(m, "ASIA") || charClasses(m) >= 2
-		},
-	},
-	{
-		// A quoted value of 20+ characters assigned to a key, token, secret or
-		// password, with lower and upper case letters and digits: a literal
-		// secret in code or config, not a variable name.
-		kind:  kindAPIKey,
-		re:    regexp.MustCompile(`(?i)\b[a-z0-9_]*(?:api[_-]?key|secret|token|password|passwd)[a-z0-9_]*["']?\s*[:=]\s*["']([^"'\s]{20,})["']`),
-		group: 1,
-		with:  "[redacted]",
-		hint:  containsAny("ey", "EY", "ecret", "ECRET", "oken", "OKEN", "assw", "ASSW"),
-		keep:  func(_, v string) bool { return charClasses(v) == 3 },
-	},
-	{
-		kind:  kindBearer,
-		re:    regexp.MustCompile(`(?i)\bbearer\s+([A-Za-z0-9._~+/-]{16,}=*)`),
-		group: 1,
-		with:  "[redacted]",
-		hint:  containsAny("earer", "EARER"),
-		keep:  func(_, token string) bool { return charClasses(token) >= 2 },
-	},
-	{
-		kind: kindEmail,
-		re:   regexp.MustCompile(`\b[A-Za-z0-9._%+-]+@(?:[A-Za-z0-9-]+\.)+[A-Za-z]{2,}\b`),
-		with: "[email]",
-		hint: containsAny("@"),
-		keep: isEmail,
-	},
+	{class: ClassPrivateKey, re: rePrivateKey, with: redacted, hint: containsAny("PRIVATE KEY")},
+	{class: ClassSlackWebhook, re: reSlackHook, with: redacted, hint: containsAny("hooks.slack.com")},
+	{class: ClassURLCredentials, re: reURLCreds, groups: []int{1}, with: redacted, hint: containsAny("://"), keep: notPlaceholder},
+	{class: ClassJWT, re: reJWT, with: redacted, hint: containsAny("ey")},
+	{class: ClassAnthropicKey, re: reAnthropic, with: redacted, hint: containsAny("sk-ant-"), keep: looksRandom},
+	{class: ClassOpenAIKey, re: reOpenAI, with: redacted, hint: containsAny("sk-"), keep: looksRandom},
+	{class: ClassAWSAccessKey, re: reAWSAccess, with: redacted, hint: containsAny("AKIA", "ASIA", "ABIA", "ACCA")},
+	{class: ClassGitHubToken, re: reGitHub, with: redacted, hint: containsAny("hp_", "ho_", "hu_", "hs_", "hr_", "github_pat_"), keep: looksRandom},
+	{class: ClassSlackToken, re: reSlackToken, with: redacted, hint: containsAny("xox", "xapp-"), keep: looksRandom},
+	{class: ClassGoogleAPIKey, re: reGoogle, with: redacted, hint: containsAny("AIza")},
+	{class: ClassStripeKey, re: reStripe, with: redacted, hint: containsAny("k_live_", "k_test_", "whsec_")},
+	{class: ClassNPMToken, re: reNPM, with: redacted, hint: containsAny("npm_")},
+	{class: ClassAWSSecretKey, re: reAWSSecret, groups: []int{1}, with: redacted, hint: containsAny("ecret", "ECRET")},
+	{class: ClassAssigned, re: reAssigned, groups: []int{2, 3, 4}, with: redacted,
+		hint: containsAny("ass", "ASS", "ecret", "ECRET", "oken", "OKEN", "ey", "EY", "redential", "REDENTIAL"), keep: assignedSecret},
+	{class: ClassBearer, re: reBearer, groups: []int{1}, with: redacted, hint: containsAny("earer", "EARER"), keep: looksRandom},
+	{class: ClassBasicAuth, re: reBasic, groups: []int{1}, with: redacted, hint: containsAny("asic", "ASIC"), keep: looksRandom},
+	{class: ClassEmail, re: reEmail, with: "[email]", hint: containsAny("@"), keep: isEmail},
 }
 
 // containsAny returns a hint that is true when s contains one of subs.
@@ -80,6 +110,16 @@ func containsAny(subs ...string) func(string) bool {
 		return false
 	}
 }
+
+// group is submatch g of loc in s.
+func group(s string, loc []int, g int) string { return s[loc[2*g]:loc[2*g+1]] }
+
+// looksRandom keeps a candidate with at least two classes of characters
+// among lower case, upper case and digits.
+func looksRandom(s string, loc []int, g int) bool { return charClasses(group(s, loc, g)) >= 2 }
+
+// notPlaceholder keeps a value that is not a placeholder for one.
+func notPlaceholder(s string, loc []int, g int) bool { return !isPlaceholder(group(s, loc, g)) }
 
 // charClasses counts the classes of ASCII characters in s among lower case
 // letters, upper case letters and digits.
@@ -98,6 +138,80 @@ func charClasses(s string) int {
 	return lower + upper + digit
 }
 
+// placeholders are values that stand for a secret in examples and code.
+var placeholders = map[string]bool{
+	"null": true, "none": true, "nil": true, "true": true, "false": true, "undefined": true, "empty": true,
+	"password": true, "passwd": true, "secret": true, "token": true, "changeme": true, "example": true,
+	"redacted": true, "hidden": true, "required": true, "optional": true, "string": true, "str": true,
+}
+
+// isPlaceholder reports whether a value stands for a secret rather than
+// being one: empty, a variable or template ($X, ${X}, {{x}}, <x>, %s), a
+// mask (****, xxxx), or a word such as "password" or "null".
+func isPlaceholder(v string) bool {
+	if v == "" || strings.ContainsAny(v[:1], "$<{%*[") {
+		return true
+	}
+	if placeholders[strings.ToLower(v)] {
+		return true
+	}
+	return strings.Trim(strings.ToLower(v), "x*.-_•") == ""
+}
+
+// reIdentPath is a reference in code: config.api_key, os.environ.
+var reIdentPath = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)+$`)
+
+// reConstName is an environment variable or constant name: API_KEY.
+var reConstName = regexp.MustCompile(`^[A-Z][A-Z0-9_]*$`)
+
+// assignedSecret keeps the value of a secret-named key that is a literal
+// secret, not code or a placeholder.
+func assignedSecret(s string, loc []int, g int) bool {
+	return literalSecret(group(s, loc, 1), group(s, loc, g), g != 4)
+}
+
+// literalSecret says whether value, assigned to key, is a literal secret:
+// for a password, any value of 4 characters or more; for a token, a key or
+// a secret, 8 characters of two classes (letters and digits), or 20 of any.
+// Calls, references, names of variables and placeholders are kept; an
+// unquoted value must also hold a digit or a symbol.
+func literalSecret(key, value string, quoted bool) bool {
+	if isPlaceholder(value) || strings.ContainsAny(value, "()[]") || reIdentPath.MatchString(value) || reConstName.MatchString(value) {
+		return false
+	}
+	if strings.EqualFold(value, key) {
+		return false
+	}
+	if quoted && strings.ContainsAny(value, " \t") && !isPasswordKey(key) {
+		return false // words, not a token
+	}
+	if !quoted && !hasDigitOrSymbol(value) {
+		return false
+	}
+	if isPasswordKey(key) {
+		return len(value) >= 4
+	}
+	return (len(value) >= 8 && charClasses(value) >= 2) || len(value) >= 20
+}
+
+// isPasswordKey says whether a key names a password.
+func isPasswordKey(key string) bool {
+	k := strings.ToLower(key)
+	return strings.Contains(k, "passw") || strings.Contains(k, "passphrase")
+}
+
+// hasDigitOrSymbol says whether s holds a digit or a character other than a
+// letter or an underscore.
+func hasDigitOrSymbol(s string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || c == '_') {
+			return true
+		}
+	}
+	return false
+}
+
 // fileTLDs are file extensions that look like top-level domains in
 // "icon@2x.png" or "pkg@v1.go".
 var fileTLDs = map[string]bool{
@@ -108,36 +222,67 @@ var fileTLDs = map[string]bool{
 }
 
 // isEmail tells an e-mail address from look-alikes: git@host (an SSH
-// remote), a file name with "@2x", a domain label starting with a digit.
-func isEmail(m, _ string) bool {
+// remote), a file name with "@2x", a package at a version ("react@18.2.0-rc.beta",
+// two labels or more starting with a digit). A domain may start with a digit
+// (163.com).
+func isEmail(s string, loc []int, _ int) bool {
+	m := s[loc[0]:loc[1]]
 	at := strings.LastIndexByte(m, '@')
 	local, domain := m[:at], m[at+1:]
 	if local == "git" {
 		return false
 	}
-	if c := domain[0]; c >= '0' && c <= '9' {
+	digitLabels := 0
+	for _, label := range strings.Split(domain, ".") {
+		if label[0] >= '0' && label[0] <= '9' {
+			digitLabels++
+		}
+	}
+	if digitLabels >= 2 {
 		return false
 	}
 	tld := strings.ToLower(domain[strings.LastIndexByte(domain, '.')+1:])
 	return !fileTLDs[tld]
 }
 
-// redactor replaces secrets, e-mail addresses and the home directory, and
-// counts what it replaced.
-type redactor struct {
+// Redactor replaces secrets, e-mail addresses and the user's home directory
+// in texts, and counts what it replaced by class. It is not safe for
+// concurrent use.
+type Redactor struct {
 	homes  []homeForm
 	counts map[string]int
 }
+
+// NewRedactor returns a redactor for the home directory home ("" for none).
+func NewRedactor(home string) *Redactor {
+	return &Redactor{homes: homeForms(home), counts: map[string]int{}}
+}
+
+// Counts is how many of each class the redactor replaced so far.
+func (r *Redactor) Counts() map[string]int { return r.counts }
+
+// RedactName redacts a file name with r (a fresh redactor without a home
+// directory when r is nil), keeping its extension: a session file named
+// after an e-mail address becomes "[email].jsonl".
+func RedactName(name string, r *Redactor) string {
+	if r == nil {
+		r = NewRedactor("")
+	}
+	ext := path.Ext(name)
+	if !sessionExts[strings.ToLower(ext)] {
+		ext = ""
+	}
+	return r.Text(strings.TrimSuffix(name, ext)) + ext
+}
+
+// sessionExts are the extensions RedactName keeps apart from the name.
+var sessionExts = map[string]bool{".jsonl": true, ".json": true, ".txt": true, ".log": true, ".ndjson": true}
 
 // homeForm is one way the home directory is written.
 type homeForm struct {
 	s       string // as written (lower case when fold)
 	fold    bool   // match ASCII case-insensitively (Windows)
 	encoded bool   // the form Claude Code uses in project directory names: separators as "-"
-}
-
-func newRedactor(home string, counts map[string]int) *redactor {
-	return &redactor{homes: homeForms(home), counts: counts}
 }
 
 // homeForms returns the forms of home to look for: as given, with the other
@@ -169,8 +314,8 @@ func encodeHome(home string) string {
 	return strings.NewReplacer("/", "-", `\`, "-", ":", "-", ".", "-").Replace(home)
 }
 
-// text returns s with everything redactable replaced.
-func (r *redactor) text(s string) string {
+// Text returns s with everything redactable replaced.
+func (r *Redactor) Text(s string) string {
 	for _, f := range r.homes {
 		s = r.home(s, f)
 	}
@@ -181,32 +326,46 @@ func (r *redactor) text(s string) string {
 }
 
 // secrets replaces the matches of one pattern.
-func (r *redactor) secrets(s string, p *secretPattern) string {
+func (r *Redactor) secrets(s string, p *secretPattern) string {
 	if !p.hint(s) {
 		return s
 	}
 	var b strings.Builder
 	last, n := 0, 0
 	for _, loc := range p.re.FindAllStringSubmatchIndex(s, -1) {
-		start, end := loc[2*p.group], loc[2*p.group+1]
-		if start < 0 || !p.keep(s[loc[0]:loc[1]], s[start:end]) {
+		g := matched(loc, p.groups)
+		if g < 0 || (p.keep != nil && !p.keep(s, loc, g)) {
 			continue
 		}
-		b.WriteString(s[last:start])
+		b.WriteString(s[last:loc[2*g]])
 		b.WriteString(p.with)
-		last, n = end, n+1
+		last, n = loc[2*g+1], n+1
 	}
 	if n == 0 {
 		return s
 	}
 	b.WriteString(s[last:])
-	r.counts[p.kind] += n
+	r.counts[p.class] += n
 	return b.String()
+}
+
+// matched is the first of groups that matched in loc (0, the whole match,
+// when groups is empty); -1 if none did.
+func matched(loc []int, groups []int) int {
+	if len(groups) == 0 {
+		return 0
+	}
+	for _, g := range groups {
+		if loc[2*g] >= 0 {
+			return g
+		}
+	}
+	return -1
 }
 
 // home replaces the home directory, written in form f, by "~" where it is a
 // whole path element ("/home/alice/x", not "/home/alicex" or "/mnt/home/alice").
-func (r *redactor) home(s string, f homeForm) string {
+func (r *Redactor) home(s string, f homeForm) string {
 	hay := s
 	if f.fold {
 		hay = asciiLower(s)
@@ -234,7 +393,7 @@ func (r *redactor) home(s string, f homeForm) string {
 		return s
 	}
 	b.WriteString(s[last:])
-	r.counts[kindHome] += n
+	r.counts[ClassHome] += n
 	return b.String()
 }
 
@@ -255,26 +414,39 @@ func asciiLower(s string) string {
 	return string(b)
 }
 
-// json redacts the string values (and keys) of a compact JSON text, leaving
-// its structure and order as they are. A text that is not JSON is redacted as
-// text.
-func (r *redactor) json(raw string) string {
+// JSON redacts the string values (and keys) of a compact JSON text, leaving
+// its structure and order as they are; the string value of a key that names
+// a secret ("password", "api_key", …) is redacted when it is a literal one.
+// A text that is not JSON is redacted as text.
+func (r *Redactor) JSON(raw string) string {
 	if !json.Valid([]byte(raw)) {
-		return r.text(raw)
+		return r.Text(raw)
 	}
 	var b strings.Builder
 	last, changed := 0, false
+	key := "" // the key whose value comes next, "" if none
 	for i := 0; i < len(raw); i++ {
 		if raw[i] != '"' {
 			continue
 		}
 		end := stringEnd(raw, i)
-		if v, ok := unquote(raw[i:end]); ok {
-			if red := r.text(v); red != v {
+		v, ok := unquote(raw[i:end])
+		isKey := nextNonSpace(raw, end) == ':'
+		if ok {
+			red := r.Text(v)
+			if !isKey && red == v && secretKey(key) && literalSecret(key, v, true) {
+				red = redacted
+				r.counts[ClassAssigned]++
+			}
+			if red != v {
 				b.WriteString(raw[last:i])
 				b.Write(quote(red))
 				last, changed = end, true
 			}
+		}
+		key = ""
+		if isKey && ok {
+			key = v
 		}
 		i = end - 1
 	}
@@ -283,6 +455,23 @@ func (r *redactor) json(raw string) string {
 	}
 	b.WriteString(raw[last:])
 	return b.String()
+}
+
+// reSecretKey is a whole key that names a secret.
+var reSecretKey = regexp.MustCompile(`(?i)^[a-z0-9_.-]*(?:password|passwd|passphrase|secret|token|api[_-]?key|apikey|access[_-]?key|private[_-]?key|auth[_-]?key|credentials?)$`)
+
+// secretKey says whether a JSON key names a secret.
+func secretKey(key string) bool { return key != "" && len(key) <= 64 && reSecretKey.MatchString(key) }
+
+// nextNonSpace is the first byte of raw from i that is not white space, 0
+// if none.
+func nextNonSpace(raw string, i int) byte {
+	for ; i < len(raw); i++ {
+		if !isSpace(raw[i]) {
+			return raw[i]
+		}
+	}
+	return 0
 }
 
 // stringEnd returns the index after the closing quote of the JSON string
