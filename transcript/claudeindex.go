@@ -347,7 +347,7 @@ func (ix *index) chainsWithMessages() []uint8 {
 				break
 			}
 			if k := ix.nodes[p].kind; k == kindUser || k == kindAssistant {
-				v = reachYes
+				state[p], v = reachYes, reachYes
 				break
 			}
 			state[p] = reachWalking

@@ -239,7 +239,7 @@ func (c *cxReader) turnContext(it *cxItem) {
 func (c *cxReader) responseItem(it *cxItem) error {
 	c.b.stamp(c.at)
 	c.just, c.estimate = false, 0
-	m, ok := c.item(it)
+	m, ok := c.item(it, true)
 	if !ok {
 		return nil
 	}
@@ -266,8 +266,15 @@ func (c *cxReader) responseItem(it *cxItem) error {
 }
 
 // item converts a response item to a message (not yet redacted); false for
-// an item that is not one (reasoning, snapshots, unknown types: counted).
-func (c *cxReader) item(it *cxItem) (Message, bool) {
+// an item that is not one (reasoning, snapshots, unknown types: counted
+// when count is true).
+func (c *cxReader) item(it *cxItem, count bool) (Message, bool) {
+	skip := func(kind string) (Message, bool) {
+		if count {
+			c.b.skip(kind)
+		}
+		return Message{}, false
+	}
 	m := Message{Time: c.at, Line: c.line}
 	switch it.Type {
 	case "message":
@@ -280,8 +287,7 @@ func (c *cxReader) item(it *cxItem) (Message, bool) {
 		case "developer", "system":
 			m.Role = Developer
 		default:
-			c.b.skip("message:" + typeName(it.Role))
-			return m, false
+			return skip("message:" + typeName(it.Role))
 		}
 	case "function_call", "custom_tool_call", "local_shell_call", "tool_search_call":
 		m.Role, m.Calls = Assistant, []Call{cxCall(it)}
@@ -290,8 +296,7 @@ func (c *cxReader) item(it *cxItem) (Message, bool) {
 	case "function_call_output", "custom_tool_call_output", "tool_search_output":
 		m.Role, m.CallID, m.Text = Tool, it.CallID, cxOutput(it)
 	default: // reasoning (not sent again after its turn), ghost_snapshot (not sent), and types this reader does not know
-		c.b.skip(typeName(it.Type))
-		return m, false
+		return skip(typeName(it.Type))
 	}
 	return m, true
 }
@@ -394,7 +399,7 @@ func (c *cxReader) compacted(it *cxItem) error {
 			comp.EncryptedBytes += len(r.EncryptedContent)
 			continue
 		}
-		m, ok := c.item(r)
+		m, ok := c.item(r, false)
 		if !ok {
 			continue
 		}

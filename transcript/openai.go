@@ -281,7 +281,7 @@ func partsText(raw json.RawMessage) string {
 		texts := make([]string, 0, len(parts))
 		for _, p := range parts {
 			switch {
-			case p.Type == "text":
+			case isTextPart(p.Type):
 				texts = append(texts, p.Text)
 			case p.Type == "refusal":
 				texts = append(texts, p.Refusal)
@@ -292,6 +292,13 @@ func partsText(raw json.RawMessage) string {
 		return strings.Join(texts, "\n\n")
 	}
 	return ""
+}
+
+// isTextPart says whether a content part of this type is text: "text"
+// (Chat Completions), "input_text" and "output_text" (Responses API, Codex),
+// "inputText" (Codex's dynamic tools).
+func isTextPart(typ string) bool {
+	return typ == "text" || typ == "inputText" || strings.HasSuffix(typ, "_text")
 }
 
 // fillModel gives the file's model to the assistant messages that name none.
