@@ -45,10 +45,13 @@ const redacted = "[redacted]"
 type secretPattern struct {
 	class  string
 	re     *regexp.Regexp
-	groups []int                                 // submatches replaced, the first that matched (nil: the whole match)
-	with   string                                // replacement
-	hint   func(string) bool                     // cheap test: false when the pattern cannot match (skips the regexp on large texts)
-	keep   func(s string, loc []int, g int) bool // whether a candidate (submatch g of loc in s) really is a secret; nil: always
+	groups []int  // submatches replaced, the first that matched (nil: the whole match)
+	with   string // replacement
+	// hint and fold are cheap tests that skip the regexp on texts it cannot
+	// match: the text must hold one of hint, or (in lower case) one of fold.
+	hint []string
+	fold []string
+	keep func(s string, loc []int, g int) bool // whether a candidate (submatch g of loc in s) really is a secret; nil: always
 }
 
 // Patterns of the secret classes. Key prefixes are the providers' documented
@@ -79,36 +82,34 @@ var (
 
 // secretPatterns are applied in order, after the home directory.
 var secretPatterns = []secretPattern{
-	{class: ClassPrivateKey, re: rePrivateKey, with: redacted, hint: containsAny("PRIVATE KEY")},
-	{class: ClassSlackWebhook, re: reSlackHook, with: redacted, hint: containsAny("hooks.slack.com")},
-	{class: ClassURLCredentials, re: reURLCreds, groups: []int{1}, with: redacted, hint: containsAny("://"), keep: notPlaceholder},
-	{class: ClassJWT, re: reJWT, with: redacted, hint: containsAny("ey")},
-	{class: ClassAnthropicKey, re: reAnthropic, with: redacted, hint: containsAny("sk-ant-"), keep: looksRandom},
-	{class: ClassOpenAIKey, re: reOpenAI, with: redacted, hint: containsAny("sk-"), keep: looksRandom},
-	{class: ClassAWSAccessKey, re: reAWSAccess, with: redacted, hint: containsAny("AKIA", "ASIA", "ABIA", "ACCA")},
-	{class: ClassGitHubToken, re: reGitHub, with: redacted, hint: containsAny("hp_", "ho_", "hu_", "hs_", "hr_", "github_pat_"), keep: looksRandom},
-	{class: ClassSlackToken, re: reSlackToken, with: redacted, hint: containsAny("xox", "xapp-"), keep: looksRandom},
-	{class: ClassGoogleAPIKey, re: reGoogle, with: redacted, hint: containsAny("AIza")},
-	{class: ClassStripeKey, re: reStripe, with: redacted, hint: containsAny("k_live_", "k_test_", "whsec_")},
-	{class: ClassNPMToken, re: reNPM, with: redacted, hint: containsAny("npm_")},
-	{class: ClassAWSSecretKey, re: reAWSSecret, groups: []int{1}, with: redacted, hint: containsAny("ecret", "ECRET")},
+	{class: ClassPrivateKey, re: rePrivateKey, with: redacted, hint: []string{"PRIVATE KEY"}},
+	{class: ClassSlackWebhook, re: reSlackHook, with: redacted, hint: []string{"hooks.slack.com"}},
+	{class: ClassURLCredentials, re: reURLCreds, groups: []int{1}, with: redacted, hint: []string{"://"}, keep: notPlaceholder},
+	{class: ClassJWT, re: reJWT, with: redacted, hint: []string{"ey"}},
+	{class: ClassAnthropicKey, re: reAnthropic, with: redacted, hint: []string{"sk-ant-"}, keep: looksRandom},
+	{class: ClassOpenAIKey, re: reOpenAI, with: redacted, hint: []string{"sk-"}, keep: looksRandom},
+	{class: ClassAWSAccessKey, re: reAWSAccess, with: redacted, hint: []string{"AKIA", "ASIA", "ABIA", "ACCA"}},
+	{class: ClassGitHubToken, re: reGitHub, with: redacted, hint: []string{"hp_", "ho_", "hu_", "hs_", "hr_", "github_pat_"}, keep: looksRandom},
+	{class: ClassSlackToken, re: reSlackToken, with: redacted, hint: []string{"xox", "xapp-"}, keep: looksRandom},
+	{class: ClassGoogleAPIKey, re: reGoogle, with: redacted, hint: []string{"AIza"}},
+	{class: ClassStripeKey, re: reStripe, with: redacted, hint: []string{"k_live_", "k_test_", "whsec_"}},
+	{class: ClassNPMToken, re: reNPM, with: redacted, hint: []string{"npm_"}},
+	{class: ClassAWSSecretKey, re: reAWSSecret, groups: []int{1}, with: redacted, fold: []string{"secret"}},
 	{class: ClassAssigned, re: reAssigned, groups: []int{2, 3, 4}, with: redacted,
-		hint: containsAny("ass", "ASS", "ecret", "ECRET", "oken", "OKEN", "ey", "EY", "redential", "REDENTIAL"), keep: assignedSecret},
-	{class: ClassBearer, re: reBearer, groups: []int{1}, with: redacted, hint: containsAny("earer", "EARER"), keep: looksRandom},
-	{class: ClassBasicAuth, re: reBasic, groups: []int{1}, with: redacted, hint: containsAny("asic", "ASIC"), keep: looksRandom},
-	{class: ClassEmail, re: reEmail, with: "[email]", hint: containsAny("@"), keep: isEmail},
+		fold: []string{"pass", "secret", "token", "key", "credential"}, keep: assignedSecret},
+	{class: ClassBearer, re: reBearer, groups: []int{1}, with: redacted, fold: []string{"bearer"}, keep: looksRandom},
+	{class: ClassBasicAuth, re: reBasic, groups: []int{1}, with: redacted, fold: []string{"basic"}, keep: looksRandom},
+	{class: ClassEmail, re: reEmail, with: "[email]", hint: []string{"@"}, keep: isEmail},
 }
 
-// containsAny returns a hint that is true when s contains one of subs.
-func containsAny(subs ...string) func(string) bool {
-	return func(s string) bool {
-		for _, sub := range subs {
-			if strings.Contains(s, sub) {
-				return true
-			}
+// containsAny says whether s contains one of subs.
+func containsAny(s string, subs []string) bool {
+	for _, sub := range subs {
+		if strings.Contains(s, sub) {
+			return true
 		}
-		return false
 	}
+	return false
 }
 
 // group is submatch g of loc in s.
@@ -251,6 +252,7 @@ func isEmail(s string, loc []int, _ int) bool {
 type Redactor struct {
 	homes  []homeForm
 	counts map[string]int
+	low    []byte // the text being redacted in lower case, for the hints; reused
 }
 
 // NewRedactor returns a redactor for the home directory home ("" for none).
@@ -319,17 +321,43 @@ func (r *Redactor) Text(s string) string {
 	for _, f := range r.homes {
 		s = r.home(s, f)
 	}
+	// The hints look at the text as it was: a replacement ("[redacted]")
+	// holds no hint and cannot make one with its neighbours.
+	r.low = appendLower(r.low[:0], s)
 	for i := range secretPatterns {
-		s = r.secrets(s, &secretPatterns[i])
+		p := &secretPatterns[i]
+		if (len(p.hint) > 0 || len(p.fold) > 0) && !containsAny(s, p.hint) && !containsFolded(r.low, p.fold) {
+			continue
+		}
+		s = r.secrets(s, p)
 	}
 	return s
 }
 
+// appendLower appends s with ASCII letters in lower case to buf.
+func appendLower(buf []byte, s string) []byte {
+	buf = append(buf, s...)
+	for i, c := range buf {
+		if 'A' <= c && c <= 'Z' {
+			buf[i] = c + 'a' - 'A'
+		}
+	}
+	return buf
+}
+
+// containsFolded says whether low (a text in lower case) contains one of
+// subs (in lower case).
+func containsFolded(low []byte, subs []string) bool {
+	for _, sub := range subs {
+		if bytes.Contains(low, []byte(sub)) {
+			return true
+		}
+	}
+	return false
+}
+
 // secrets replaces the matches of one pattern.
 func (r *Redactor) secrets(s string, p *secretPattern) string {
-	if !p.hint(s) {
-		return s
-	}
 	var b strings.Builder
 	last, n := 0, 0
 	for _, loc := range p.re.FindAllStringSubmatchIndex(s, -1) {
