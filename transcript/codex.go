@@ -313,13 +313,27 @@ func cxCall(it *cxItem) Call {
 	}
 	switch it.Type {
 	case "custom_tool_call":
-		return Call{ID: id, Name: name, Args: rawText(it.Input)}
+		return Call{ID: id, Name: name, Args: objectJSON(rawText(it.Input))}
 	case "local_shell_call":
-		return Call{ID: id, Name: "local_shell", Args: compactJSON(it.Action)}
+		return Call{ID: id, Name: "local_shell", Args: objectJSON(compactJSON(it.Action))}
 	case "tool_search_call":
-		return Call{ID: id, Name: "tool_search", Args: compactJSON(it.Arguments)}
+		return Call{ID: id, Name: "tool_search", Args: objectJSON(compactJSON(it.Arguments))}
 	}
-	return Call{ID: id, Name: name, Args: argsJSON(it.Arguments)}
+	return Call{ID: id, Name: name, Args: objectJSON(argsJSON(it.Arguments))}
+}
+
+// objectJSON keeps a call's input a JSON object, as Call.Args promises: an
+// object as it is, anything else (a custom tool's free-form input, a value
+// that is no object) as {"input": …}.
+func objectJSON(s string) string {
+	if firstByte([]byte(s)) == '{' && json.Valid([]byte(s)) {
+		return s
+	}
+	v := json.RawMessage(s)
+	if !json.Valid(v) {
+		v = quote(s)
+	}
+	return `{"input":` + string(v) + `}`
 }
 
 // rawText is a value that is a string as the string, anything else as

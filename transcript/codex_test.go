@@ -26,7 +26,7 @@ func TestReadCodexFixtures(t *testing.T) {
 				`tool call_t1 "--- FAIL: TestParse\nFAIL"`,
 				// A custom tool's free-form input, a local shell call and their outputs are one answer;
 				// 5400 in, 5120 read from the cache, 200 written to it.
-				"assistant \"\" call=[call_p1 apply_patch *** Begin Patch\n*** Update File: parse.go\n-fields[:n-1]\n+fields[:n]\n*** End Patch] " +
+				`assistant "" call=[call_p1 apply_patch {"input":"*** Begin Patch\n*** Update File: parse.go\n-fields[:n-1]\n+fields[:n]\n*** End Patch"}] ` +
 					`call=[call_s1 local_shell {"type":"exec","command":["go","test","./..."]}] usage=80/5120/200/120`,
 				`tool call_p1 "Success. Updated parse.go"`,
 				`tool call_s1 "ok  demo 0.01s"`,

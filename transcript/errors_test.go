@@ -44,6 +44,8 @@ func TestReadErrors(t *testing.T) {
 		{name: "an object without messages", content: `{"model":"gpt"}`, opt: Options{Format: OpenAIChat}, line: 1, msg: `no "messages" array`},
 		{name: "messages not an array", content: `{"messages":{}}`, line: 1, msg: `"messages" is not an array`},
 		{name: "a JSON scalar", content: `42`, line: 1, msg: "starts with \"42\""},
+		{name: "text after blank lines names its line", content: "\n\n  hello", line: 3, msg: `unknown format: the file starts with "hello"`},
+		{name: "a forced format on text", content: "hello\n", opt: Options{Format: ClaudeCode}, line: 1, msg: "broken JSON"},
 		{name: "JSONL read as OpenAI", path: "cc_plain.jsonl", opt: Options{Format: OpenAIChat}, line: 1, msg: `no "messages" array`},
 		{name: "OpenAI read as JSONL", path: "oa_tools.json", opt: Options{Format: ClaudeCode}, line: 1, msg: "broken JSON"},
 	}
@@ -96,12 +98,18 @@ func TestDetect(t *testing.T) {
 		{"openai object, model first", "{\n  \"model\": \"gpt\",\n  \"messages\": []\n}\n", OpenAIChat},
 		{"openai array", "  [\n]", OpenAIChat},
 		{"openai object with a long value before messages", `{"tools":"` + strings.Repeat("x", 70<<10) + `","messages":[]}`, OpenAIChat},
+		{"codex rollout", lines(`{"timestamp":"2026-01-01T00:00:00Z","type":"session_meta","payload":{"id":"x"}}`), Codex},
+		{"codex rollout whose first records say nothing", lines(`{"created_at":"t","role":"user","message":"hi"}`, `{"type":"function_call"}`,
+			`{"timestamp":"t","type":"world_state","payload":{}}`), Codex},
+		{"codex with a broken first line", `{"timestamp":"t","type":"response_item","payload":{"type":` + "\n", Codex},
+		{"claude code, a mode record first", lines(`{"type":"permission-mode","permissionMode":"default","sessionId":"s"}`, rec("user", "u1", "", 0, "")), ClaudeCode},
+		{"gemini cli header", lines(`{"sessionId":"g","projectHash":"abc","startTime":"t","kind":"main"}`), GeminiCLI},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			path := writeTemp(t, "session.txt", tt.content)
 			s, err := Read(path, Options{})
-			if tt.name == "claude code with a broken first line" {
+			if strings.Contains(tt.name, "broken first line") {
 				if e := asError(t, err); e.Line != 1 {
 					t.Errorf("Read() error line = %d; want 1 (detected as claude-code)", e.Line)
 				}

@@ -99,7 +99,7 @@ type Message struct {
 type Call struct {
 	ID   string
 	Name string
-	Args string // the input as compact JSON (Codex custom tools: their free-form input)
+	Args string // the input as a compact JSON object (Codex custom tools' free-form input as {"input": "…"})
 }
 
 // Usage is the provider's token count for one model call. Input, CacheRead
