@@ -74,7 +74,7 @@ var (
 	reAWSSecret  = regexp.MustCompile(`(?i)aws_?secret_?(?:access_?)?key["']?\s*(?::|=>|=)\s*["']?([A-Za-z0-9/+=]{40})(?:[^A-Za-z0-9/+=]|$)`)
 	// reAssigned is a key that names a secret, assigned a value: quoted
 	// (group 2 or 3) or not (group 4).
-	reAssigned = regexp.MustCompile(`(?i)\b([a-z0-9_.-]*(?:password|passwd|passphrase|secret|token|api[_-]?key|apikey|access[_-]?key|private[_-]?key|auth[_-]?key|credentials?))["']?\s*(?::=|=>|=|:)[ \t]*(?:"([^"\n]*)"|'([^'\n]*)'|([^\s"'&,;)}\]>]+))`)
+	reAssigned = regexp.MustCompile(`(?i)\b([a-z0-9_.-]*(?:password|passwd|passphrase|secret|token|api[_-]?key|apikey|access[_-]?key|private[_-]?key|auth[_-]?key|credentials?))["']?\s*(?::=|=>|=|:)[ \t]*(?:"([^"\n]*)"|'([^'\n]*)'|([^\s"'&,;(){}\[\]<>]+))`)
 	reBearer   = regexp.MustCompile(`(?i)\bbearer\s+([A-Za-z0-9._~+/-]{16,}=*)`)
 	reBasic    = regexp.MustCompile(`(?i)\bbasic\s+([A-Za-z0-9+/]{8,}={0,2})`)
 	reEmail    = regexp.MustCompile(`\b[A-Za-z0-9._%+-]+@(?:[A-Za-z0-9-]+\.)+[A-Za-z]{2,}\b`)
@@ -166,10 +166,18 @@ var reIdentPath = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za
 var reConstName = regexp.MustCompile(`^[A-Z][A-Z0-9_]*$`)
 
 // assignedSecret keeps the value of a secret-named key that is a literal
-// secret, not code or a placeholder.
+// secret, not code or a placeholder: an unquoted name followed by "(" or
+// "[" is a call or an index.
 func assignedSecret(s string, loc []int, g int) bool {
-	return literalSecret(group(s, loc, 1), group(s, loc, g), g != 4)
+	v, end := group(s, loc, g), loc[2*g+1]
+	if g == 4 && end < len(s) && (s[end] == '(' || s[end] == '[') && reIdent.MatchString(v) {
+		return false
+	}
+	return literalSecret(group(s, loc, 1), v, g != 4)
 }
+
+// reIdent is a name in code, or a path of names: getToken, os.environ.
+var reIdent = regexp.MustCompile(`^[A-Za-z_$][A-Za-z0-9_$]*(?:\.[A-Za-z_$][A-Za-z0-9_$]*)*$`)
 
 // literalSecret says whether value, assigned to key, is a literal secret:
 // for a password, any value of 4 characters or more; for a token, a key or
