@@ -3,7 +3,6 @@ package transcript
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"io"
 	"time"
 )
@@ -125,32 +124,18 @@ func (a *agentField) UnmarshalJSON(p []byte) error {
 // sub-agent's own, whose records are all sidechain records.
 func indexFile(r io.Reader, b *builder, side bool) (*index, error) {
 	ix := &index{ids: map[string]int32{}, last: -1, side: side, progress: map[string]string{}}
-	lr := newLineReader(r, b.maxLine)
-	for {
-		line, off, err := lr.next()
-		switch {
-		case err == io.EOF:
-			return ix, nil
-		case errors.Is(err, errTooLong):
-			return nil, &Error{File: b.path, Line: lr.line, Msg: "line is longer than the maximum of " + byteSize(b.maxLine), Err: err}
-		case err != nil:
-			return nil, &Error{File: b.path, Line: lr.line + 1, Msg: "cannot read: " + err.Error(), Err: err}
-		}
-		if lr.line == 1 {
-			line, off = trimBOM(line, off)
-		}
-		if isBlank(line) {
-			continue
-		}
+	err := eachLine(r, b, func(line []byte, n int, off int64) error {
 		var rec pass1Record
 		if err := json.Unmarshal(line, &rec); err != nil {
-			return nil, lineError(b.path, lr.line, err)
+			return lineError(b.path, n, err)
 		}
-		if err := b.record(lr.line); err != nil {
-			return nil, err
-		}
-		ix.add(&rec, b, node{off: off, size: len(line), line: lr.line, results: bytes.Contains(line, []byte(`"tool_result"`))})
+		ix.add(&rec, b, node{off: off, size: len(line), line: n, results: bytes.Contains(line, []byte(`"tool_result"`))})
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
+	return ix, nil
 }
 
 // add files one record: counted when it will not be shown, a node when it

@@ -109,7 +109,7 @@ func readCodex(f sessionFile, b *builder) error {
 	}
 	b.lenient = true
 	c := &cxReader{b: b, open: -1}
-	return eachLine(f, b, func(line []byte, n int) error {
+	return eachLine(f, b, func(line []byte, n int, _ int64) error {
 		c.line = n
 		var l cxLine
 		if err := json.Unmarshal(line, &l); err != nil {
@@ -120,9 +120,9 @@ func readCodex(f sessionFile, b *builder) error {
 	})
 }
 
-// eachLine calls fn with every line that is not blank and its number,
-// counting each as a record.
-func eachLine(r io.Reader, b *builder, fn func([]byte, int) error) error {
+// eachLine calls fn with every line that is not blank, its number and its
+// offset, counting each as a record.
+func eachLine(r io.Reader, b *builder, fn func(line []byte, n int, off int64) error) error {
 	lr := newLineReader(r, b.maxLine)
 	for {
 		line, off, err := lr.next()
@@ -135,7 +135,7 @@ func eachLine(r io.Reader, b *builder, fn func([]byte, int) error) error {
 			return &Error{File: b.path, Line: lr.line + 1, Msg: "cannot read: " + err.Error(), Err: err}
 		}
 		if lr.line == 1 {
-			line, _ = trimBOM(line, off)
+			line, off = trimBOM(line, off)
 		}
 		if isBlank(line) {
 			continue
@@ -143,7 +143,7 @@ func eachLine(r io.Reader, b *builder, fn func([]byte, int) error) error {
 		if err := b.record(lr.line); err != nil {
 			return err
 		}
-		if err := fn(line, lr.line); err != nil {
+		if err := fn(line, lr.line, off); err != nil {
 			return err
 		}
 	}

@@ -48,7 +48,7 @@ func readGemini(f sessionFile, b *builder) error {
 		return fmt.Errorf("read transcript %s: %w", b.path, err)
 	}
 	seen := map[string]bool{}
-	return eachLine(f, b, func(line []byte, n int) error {
+	return eachLine(f, b, func(line []byte, n int, _ int64) error {
 		var r gmRecord
 		if err := json.Unmarshal(line, &r); err != nil {
 			return lineError(b.path, n, err)

@@ -90,7 +90,7 @@ type Message struct {
 	IsError bool      // tool: the result is an error
 	Usage   *Usage    // assistant: the provider's count of the request it answered (once per API message; nil if the file records none)
 	Model   string    // assistant: model id
-	APIID   string    // assistant: the provider's message id (Claude Code message.id; "" if none)
+	APIID   string    // assistant: the id of the API message (Claude Code message.id, Gemini's record id; Codex has none: "sample-N", the reader's count of answers; "" if none)
 	Time    time.Time // when the record was written (zero if the file does not say)
 	Line    int       // 1-based line (JSONL) or array index + 1 (JSON) where it starts
 }
@@ -115,7 +115,7 @@ func (u Usage) InputTotal() int { return u.Input + u.CacheRead + u.CacheCreation
 // summary.
 type Compaction struct {
 	Before    int       // index in Messages of the first message after the compaction (len(Messages) if none)
-	Summary   string    // the summary text the session continued with ("" when Encrypted)
+	Summary   string    // the readable summary the session continued with, as the file records it ("" if none: Codex's encrypted one is not text)
 	Trigger   string    // "auto" or "manual" ("" if unknown)
 	PreTokens int       // tokens before, as the file says (0 if unknown)
 	Time      time.Time // when the compaction was recorded
