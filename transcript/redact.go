@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"path"
 	"regexp"
+	"sort"
 	"strings"
 )
 
@@ -42,16 +43,24 @@ const redacted = "[redacted]"
 // secretPattern is one class of secret: a regexp, the submatches to replace
 // (the first that matched; none: the whole match), and checks that keep
 // ordinary words and code out.
+//
+// A regexp runs only around its anchors, literals every match holds: from
+// back bytes before an anchor (and on to the start of the word there) to
+// ahead bytes after it, within the anchor's line (and the next, for a
+// pattern that may cross one). Each text is then read once per class, in
+// time linear in its length, however many anchors it holds.
 type secretPattern struct {
 	class  string
 	re     *regexp.Regexp
-	groups []int  // submatches replaced, the first that matched (nil: the whole match)
-	with   string // replacement
-	// hint and fold are cheap tests that skip the regexp on texts it cannot
-	// match: the text must hold one of hint, or (in lower case) one of fold.
-	hint []string
-	fold []string
-	keep func(s string, loc []int, g int) bool // whether a candidate (submatch g of loc in s) really is a secret; nil: always
+	find   func(s string) [][]int                // instead of re: the matches in s (as FindAllStringSubmatchIndex)
+	groups []int                                 // submatches replaced, the first that matched (nil: the whole match)
+	with   string                                // replacement
+	hint   []string                              // anchors, as written
+	fold   []string                              // anchors in lower case, found in any case
+	back   int                                   // bytes a match may start before an anchor
+	ahead  int                                   // bytes a match may end after an anchor
+	lines  int                                   // line ends a match may cross (0: none)
+	keep   func(s string, loc []int, g int) bool // whether a candidate (submatch g of loc in s) really is a secret; nil: always
 }
 
 // Patterns of the secret classes. Key prefixes are the providers' documented
@@ -59,7 +68,6 @@ type secretPattern struct {
 // (mixed letters and digits), so "sk-learn-compatible-estimators" or "Bearer
 // authentication" stay as they are.
 var (
-	rePrivateKey = regexp.MustCompile(`-----BEGIN[ A-Z0-9]*PRIVATE KEY(?: BLOCK)?-----(?:[\s\S]*?-----END[ A-Z0-9]*PRIVATE KEY(?: BLOCK)?-----|(?:(?:\s|\\[nr])*(?:[A-Za-z0-9+/=]{16,}|[A-Za-z-]+: [^\n\\]*))*)`)
 	reSlackHook  = regexp.MustCompile(`https://hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9_/-]{16,}`)
 	reURLCreds   = regexp.MustCompile(`\b[a-zA-Z][a-zA-Z0-9+.-]{1,20}://[^\s/:@'"<>]+:([^\s/@'"<>]+)@`)
 	reJWT        = regexp.MustCompile(`\bey[JA][A-Za-z0-9_-]{6,}\.ey[A-Za-z0-9_-]{6,}\.[A-Za-z0-9_-]*`)
@@ -70,7 +78,7 @@ var (
 	reSlackToken = regexp.MustCompile(`\b(?:xox[abposre]-[A-Za-z0-9-]{10,}|xapp-[0-9]-[A-Za-z0-9-]{10,})`)
 	reGoogle     = regexp.MustCompile(`\bAIza[0-9A-Za-z_-]{35}`)
 	reStripe     = regexp.MustCompile(`\b(?:[sr]k_(?:live|test)_[A-Za-z0-9]{16,}|whsec_[A-Za-z0-9]{24,})`)
-	reNPM        = regexp.MustCompile(`\bnpm_[A-Za-z0-9]{36}\b`)
+	reNPM        = regexp.MustCompile(`\bnpm_[A-Za-z0-9]{36,}\b`)
 	reAWSSecret  = regexp.MustCompile(`(?i)aws_?secret_?(?:access_?)?key["']?\s*(?::|=>|=)\s*["']?([A-Za-z0-9/+=]{40})(?:[^A-Za-z0-9/+=]|$)`)
 	// reAssigned is a key that names a secret, assigned a value: quoted
 	// (group 2 or 3) or not (group 4).
@@ -82,24 +90,24 @@ var (
 
 // secretPatterns are applied in order, after the home directory.
 var secretPatterns = []secretPattern{
-	{class: ClassPrivateKey, re: rePrivateKey, with: redacted, hint: []string{"PRIVATE KEY"}},
-	{class: ClassSlackWebhook, re: reSlackHook, with: redacted, hint: []string{"hooks.slack.com"}},
-	{class: ClassURLCredentials, re: reURLCreds, groups: []int{1}, with: redacted, hint: []string{"://"}, keep: notPlaceholder},
-	{class: ClassJWT, re: reJWT, with: redacted, hint: []string{"ey"}},
-	{class: ClassAnthropicKey, re: reAnthropic, with: redacted, hint: []string{"sk-ant-"}, keep: looksRandom},
-	{class: ClassOpenAIKey, re: reOpenAI, with: redacted, hint: []string{"sk-"}, keep: looksRandom},
-	{class: ClassAWSAccessKey, re: reAWSAccess, with: redacted, hint: []string{"AKIA", "ASIA", "ABIA", "ACCA"}},
-	{class: ClassGitHubToken, re: reGitHub, with: redacted, hint: []string{"hp_", "ho_", "hu_", "hs_", "hr_", "github_pat_"}, keep: looksRandom},
-	{class: ClassSlackToken, re: reSlackToken, with: redacted, hint: []string{"xox", "xapp-"}, keep: looksRandom},
-	{class: ClassGoogleAPIKey, re: reGoogle, with: redacted, hint: []string{"AIza"}},
-	{class: ClassStripeKey, re: reStripe, with: redacted, hint: []string{"k_live_", "k_test_", "whsec_"}},
-	{class: ClassNPMToken, re: reNPM, with: redacted, hint: []string{"npm_"}},
-	{class: ClassAWSSecretKey, re: reAWSSecret, groups: []int{1}, with: redacted, fold: []string{"secret"}},
+	{class: ClassPrivateKey, find: privateKeys, with: redacted, hint: []string{"PRIVATE KEY"}},
+	{class: ClassSlackWebhook, re: reSlackHook, with: redacted, hint: []string{"hooks.slack.com"}, back: 8, ahead: 256},
+	{class: ClassURLCredentials, re: reURLCreds, groups: []int{1}, with: redacted, hint: []string{"://"}, back: 22, ahead: 1024, keep: notPlaceholder},
+	{class: ClassJWT, re: reJWT, with: redacted, hint: []string{"eyJ", "eyA"}, ahead: 16 << 10},
+	{class: ClassAnthropicKey, re: reAnthropic, with: redacted, hint: []string{"sk-ant-"}, ahead: 512, keep: looksRandom},
+	{class: ClassOpenAIKey, re: reOpenAI, with: redacted, hint: []string{"sk-"}, ahead: 512, keep: looksRandom},
+	{class: ClassAWSAccessKey, re: reAWSAccess, with: redacted, hint: []string{"AKIA", "ASIA", "ABIA", "ACCA"}, ahead: 20},
+	{class: ClassGitHubToken, re: reGitHub, with: redacted, hint: []string{"ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"}, ahead: 512, keep: looksRandom},
+	{class: ClassSlackToken, re: reSlackToken, with: redacted, hint: []string{"xox", "xapp-"}, ahead: 512, keep: looksRandom},
+	{class: ClassGoogleAPIKey, re: reGoogle, with: redacted, hint: []string{"AIza"}, ahead: 40},
+	{class: ClassStripeKey, re: reStripe, with: redacted, hint: []string{"sk_live_", "sk_test_", "rk_live_", "rk_test_", "whsec_"}, ahead: 512},
+	{class: ClassNPMToken, re: reNPM, with: redacted, hint: []string{"npm_"}, ahead: 512},
+	{class: ClassAWSSecretKey, re: reAWSSecret, groups: []int{1}, with: redacted, fold: []string{"secret"}, back: 4, ahead: 256, lines: 1},
 	{class: ClassAssigned, re: reAssigned, groups: []int{2, 3, 4}, with: redacted,
-		fold: []string{"pass", "secret", "token", "key", "credential"}, keep: assignedSecret},
-	{class: ClassBearer, re: reBearer, groups: []int{1}, with: redacted, fold: []string{"bearer"}, keep: looksRandom},
-	{class: ClassBasicAuth, re: reBasic, groups: []int{1}, with: redacted, fold: []string{"basic"}, keep: looksRandom},
-	{class: ClassEmail, re: reEmail, with: "[email]", hint: []string{"@"}, keep: isEmail},
+		fold: []string{"pass", "secret", "token", "key", "credential"}, back: 64, ahead: 4096, lines: 1, keep: assignedSecret},
+	{class: ClassBearer, re: reBearer, groups: []int{1}, with: redacted, fold: []string{"bearer"}, ahead: 8192, lines: 1, keep: looksRandom},
+	{class: ClassBasicAuth, re: reBasic, groups: []int{1}, with: redacted, fold: []string{"basic"}, ahead: 4096, lines: 1, keep: looksRandom},
+	{class: ClassEmail, re: reEmail, with: "[email]", hint: []string{"@"}, back: 128, ahead: 256, keep: isEmail},
 }
 
 // containsAny says whether s contains one of subs.
@@ -329,15 +337,16 @@ func (r *Redactor) Text(s string) string {
 	for _, f := range r.homes {
 		s = r.home(s, f)
 	}
-	// The hints look at the text as it was: a replacement ("[redacted]")
-	// holds no hint and cannot make one with its neighbours.
 	r.low = appendLower(r.low[:0], s)
 	for i := range secretPatterns {
 		p := &secretPatterns[i]
-		if (len(p.hint) > 0 || len(p.fold) > 0) && !containsAny(s, p.hint) && !containsFolded(r.low, p.fold) {
+		if !containsAny(s, p.hint) && !containsFolded(r.low, p.fold) {
 			continue
 		}
-		s = r.secrets(s, p)
+		if red := r.secrets(s, p); red != s {
+			s = red
+			r.low = appendLower(r.low[:0], s)
+		}
 	}
 	return s
 }
@@ -368,9 +377,9 @@ func containsFolded(low []byte, subs []string) bool {
 func (r *Redactor) secrets(s string, p *secretPattern) string {
 	var b strings.Builder
 	last, n := 0, 0
-	for _, loc := range p.re.FindAllStringSubmatchIndex(s, -1) {
+	for _, loc := range r.matches(s, p) {
 		g := matched(loc, p.groups)
-		if g < 0 || (p.keep != nil && !p.keep(s, loc, g)) {
+		if g < 0 || loc[2*g] < last || (p.keep != nil && !p.keep(s, loc, g)) {
 			continue
 		}
 		b.WriteString(s[last:loc[2*g]])
@@ -383,6 +392,208 @@ func (r *Redactor) secrets(s string, p *secretPattern) string {
 	b.WriteString(s[last:])
 	r.counts[p.class] += n
 	return b.String()
+}
+
+// matches are the matches of p in s, in order: its regexp run over the
+// windows around its anchors.
+func (r *Redactor) matches(s string, p *secretPattern) [][]int {
+	if p.find != nil {
+		return p.find(s)
+	}
+	var out [][]int
+	for _, w := range r.windows(s, p) {
+		for _, loc := range p.re.FindAllStringSubmatchIndex(s[w[0]:w[1]], -1) {
+			for i := range loc {
+				if loc[i] >= 0 {
+					loc[i] += w[0]
+				}
+			}
+			out = append(out, loc)
+		}
+	}
+	return out
+}
+
+// windows are the parts of s p's regexp must read: around each anchor,
+// merged where they touch, in order.
+func (r *Redactor) windows(s string, p *secretPattern) [][2]int {
+	var starts []int // anchor positions and lengths, in pairs
+	for _, a := range p.hint {
+		for i := 0; ; {
+			j := strings.Index(s[i:], a)
+			if j < 0 {
+				break
+			}
+			starts = append(starts, i+j, len(a))
+			i += j + len(a)
+		}
+	}
+	for _, a := range p.fold {
+		for i := 0; ; {
+			j := bytes.Index(r.low[i:], []byte(a))
+			if j < 0 {
+				break
+			}
+			starts = append(starts, i+j, len(a))
+			i += j + len(a)
+		}
+	}
+	spans := make([][2]int, 0, len(starts)/2)
+	for k := 0; k < len(starts); k += 2 {
+		spans = append(spans, window(s, starts[k], starts[k]+starts[k+1], p))
+	}
+	sort.Slice(spans, func(i, j int) bool { return spans[i][0] < spans[j][0] })
+	merged := spans[:0]
+	for _, w := range spans {
+		if n := len(merged); n > 0 && w[0] <= merged[n-1][1] {
+			merged[n-1][1] = max(merged[n-1][1], w[1])
+			continue
+		}
+		merged = append(merged, w)
+	}
+	return merged
+}
+
+// maxWordStretch bounds how far a window grows to reach the edge of a word.
+const maxWordStretch = 256
+
+// window is the part of s a match holding the anchor s[start:end] can
+// cover: back bytes before it and ahead after it, within its lines, grown
+// to whole words.
+func window(s string, start, end int, p *secretPattern) [2]int {
+	lo := max(0, start-p.back)
+	if nl := strings.LastIndexByte(s[lo:start], '\n'); nl >= 0 {
+		lo += nl + 1
+	}
+	for stop := max(0, lo-maxWordStretch); lo > stop && isWordByte(s[lo-1]); lo-- {
+	}
+	hi := min(len(s), end+p.ahead)
+	from := end
+	for n := 0; n <= p.lines; n++ {
+		nl := strings.IndexByte(s[from:hi], '\n')
+		if nl < 0 {
+			break
+		}
+		if n == p.lines {
+			hi = from + nl
+			break
+		}
+		from += nl + 1
+	}
+	for stop := min(len(s), hi+maxWordStretch); hi < stop && isWordByte(s[hi]); hi++ {
+	}
+	return [2]int{lo, hi}
+}
+
+// isWordByte reports whether c is a character of a word in the sense of \b.
+func isWordByte(c byte) bool {
+	return c == '_' || ('0' <= c && c <= '9') || ('a' <= c && c <= 'z') || ('A' <= c && c <= 'Z')
+}
+
+// privateKeys finds PEM and OpenSSH private-key blocks: from a BEGIN line
+// naming a private key to its END line, or, for a block cut short, over the
+// lines of base64 and headers after it. The END is looked for once, not
+// once per block.
+func privateKeys(s string) [][]int {
+	var out [][]int
+	nextEnd := -2 // the next "-----END" at or after the cursor; -1: none; -2: not looked for
+	for i := 0; ; {
+		j := strings.Index(s[i:], "-----BEGIN")
+		if j < 0 {
+			return out
+		}
+		start := i + j
+		head := pemMarker(s, start)
+		if head < 0 || !strings.Contains(s[start:head], "PRIVATE KEY") {
+			i = start + len("-----BEGIN")
+			continue
+		}
+		if nextEnd != -1 && nextEnd < head {
+			nextEnd = -1
+			if k := strings.Index(s[head:], "-----END"); k >= 0 {
+				nextEnd = head + k
+			}
+		}
+		end := -1
+		if nextEnd >= 0 {
+			if e := pemMarker(s, nextEnd); e >= 0 && strings.Contains(s[nextEnd:e], "PRIVATE KEY") && !strings.Contains(s[head:nextEnd], "-----BEGIN") {
+				end = e
+			}
+		}
+		if end < 0 {
+			end = pemBody(s, head)
+		}
+		out = append(out, []int{start, end})
+		i = end
+	}
+}
+
+// pemMarker is the index after the "-----" that closes the marker starting
+// at i ("-----BEGIN RSA PRIVATE KEY-----"), -1 if there is none on its line.
+func pemMarker(s string, i int) int {
+	rest := s[i+5:]
+	if nl := strings.IndexAny(rest, "\n"); nl >= 0 && nl < 80 {
+		rest = rest[:nl]
+	} else if len(rest) > 80 {
+		rest = rest[:80]
+	}
+	k := strings.Index(rest, "-----")
+	if k < 0 {
+		return -1
+	}
+	return i + 5 + k + 5
+}
+
+// pemBody is the end of the lines of base64 (16 characters or more) and of
+// headers ("Proc-Type: 4,ENCRYPTED") from i, the lines apart by new lines
+// or by the two characters \n of an escaped text.
+func pemBody(s string, i int) int {
+	end := i
+	for j := i; j < len(s); {
+		k := j
+		for k < len(s) {
+			switch {
+			case s[k] == '\n' || s[k] == '\r' || s[k] == ' ' || s[k] == '\t':
+				k++
+				continue
+			case s[k] == '\\' && k+1 < len(s) && (s[k+1] == 'n' || s[k+1] == 'r'):
+				k += 2
+				continue
+			}
+			break
+		}
+		n := k
+		for n < len(s) && (isWordByte(s[n]) || s[n] == '+' || s[n] == '/' || s[n] == '=') && s[n] != '_' {
+			n++
+		}
+		switch {
+		case n-k >= 16:
+		case n > k && n < len(s) && (s[n] == ':' || s[n] == '-') && isHeader(s, k):
+			n = lineEnd(s, k)
+		default:
+			return end
+		}
+		end, j = n, n
+	}
+	return end
+}
+
+// isHeader says whether the line at i is a PEM header: "Name: value".
+func isHeader(s string, i int) bool {
+	line := s[i:lineEnd(s, i)]
+	name, _, ok := strings.Cut(line, ": ")
+	return ok && name != "" && strings.Trim(name, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz-") == ""
+}
+
+// lineEnd is the index of the end of the line at i: its new line, the \n
+// of an escaped text, or the end of s.
+func lineEnd(s string, i int) int {
+	for j := i; j < len(s); j++ {
+		if s[j] == '\n' || (s[j] == '\\' && j+1 < len(s) && s[j+1] == 'n') {
+			return j
+		}
+	}
+	return len(s)
 }
 
 // matched is the first of groups that matched in loc (0, the whole match,
