@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"runtime/debug"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -25,7 +26,7 @@ func runImport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	fs.SetOutput(stderr)
 	out := fs.String("o", "lessons", "lessons directory to write the lesson into (serve it with -lessons)")
 	id := fs.String("id", "", "lesson id (default: session- and the file name)")
-	format := fs.String("format", "", "file format: claude-code or openai-chat (default: detected)")
+	format := fs.String("format", "", "file format: "+formatList(", ", " or ")+" (default: detected from the first records)")
 	window := fs.Int("window", 0, "window in tokens (default: the model family's, grown to fit the session)")
 	noRedact := fs.Bool("no-redact", false, "keep API keys, bearer tokens, e-mail addresses and the home directory as recorded")
 	sumURL := fs.String("summarizer", "", "endpoint that writes summaries for ranges no recorded summary covers (…/v1/chat/completions or …/v1/messages)")
@@ -34,7 +35,8 @@ func runImport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	maxLine := fs.Int("max-line", 0, "longest line read, in bytes (default 64 MiB)")
 	all := fs.Bool("check-presets", false, "replay every preset policy at import, not only the session as it happened (slower on long sessions; -summarizer does it anyway)")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: ctxsim import [flags] FILE\n\nFILE is a Claude Code session (~/.claude/projects/<dir>/<session>.jsonl) or an OpenAI chat messages JSON file.\n\nflags:")
+		fmt.Fprintln(stderr, "usage: ctxsim import [flags] FILE\n\nFILE is a Claude Code session (~/.claude/projects/<dir>/<session>.jsonl, with the subagents/ files beside it),\n"+
+			"a Codex CLI rollout (~/.codex/sessions/YYYY/MM/DD/rollout-*.jsonl), an OpenAI chat messages JSON file,\nor a Gemini CLI session (JSON Lines, 0.40 and later).\n\nflags:")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -44,10 +46,8 @@ func runImport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		fs.Usage()
 		return errors.New("import: name exactly one session file")
 	}
-	switch *format {
-	case "", string(transcript.ClaudeCode), string(transcript.OpenAIChat):
-	default:
-		return fmt.Errorf("import: -format must be %s or %s, got %q", transcript.ClaudeCode, transcript.OpenAIChat, *format)
+	if *format != "" && !slices.Contains(transcript.Formats, transcript.Format(*format)) {
+		return fmt.Errorf("import: -format must be %s, got %q", formatList(", ", " or "), *format)
 	}
 	if *window < 0 {
 		return fmt.Errorf("import: -window must be a positive number of tokens, got %d", *window)
@@ -80,6 +80,15 @@ func runImport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	}
 	report(stdout, s, rep, *out)
 	return nil
+}
+
+// formatList names the formats import reads: "a, b or c".
+func formatList(sep, last string) string {
+	names := make([]string, len(transcript.Formats))
+	for i, f := range transcript.Formats {
+		names[i] = string(f)
+	}
+	return strings.Join(names[:len(names)-1], sep) + last + names[len(names)-1]
 }
 
 // importHeap is the soft limit of an import's heap (GOMEMLIMIT overrides

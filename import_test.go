@@ -53,7 +53,7 @@ func TestImportErrors(t *testing.T) {
 		want string
 	}{
 		{[]string{"import"}, "name exactly one session file"},
-		{[]string{"import", "-format", "csv", "x.jsonl"}, "-format must be claude-code or openai-chat"},
+		{[]string{"import", "-format", "csv", "x.jsonl"}, "-format must be claude-code, codex, openai-chat or gemini-cli"},
 		{[]string{"import", "-window", "-5", "x.jsonl"}, "-window must be a positive number"},
 		{[]string{"import", "transcript/testdata/cc_broken.jsonl"}, "cc_broken.jsonl:3: broken JSON"},
 		{[]string{"import", "transcript/testdata/oa_orphan_tool.json"}, "oa_orphan_tool.json:2: tool result for call_ghost has no tool call"},

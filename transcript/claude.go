@@ -20,11 +20,13 @@ type ccRecord struct {
 	IsCompactSummary bool           `json:"isCompactSummary"`
 	CompactMetadata  *ccCompactMeta `json:"compactMetadata"`
 	Message          *ccMessage     `json:"message"`
+	ToolUseResult    agentField     `json:"toolUseResult"`
 }
 
 type ccCompactMeta struct {
-	Trigger   string     `json:"trigger"`
-	PreTokens tokenCount `json:"preTokens"`
+	Trigger    string     `json:"trigger"`
+	PreTokens  tokenCount `json:"preTokens"`
+	PostTokens tokenCount `json:"postTokens"`
 }
 
 type ccMessage struct {
@@ -74,22 +76,15 @@ func (c *tokenCount) UnmarshalJSON(p []byte) error {
 	return nil
 }
 
-// sessionFile is what the two passes need of the file: a reader from the
-// start, then reads at the offsets of the chain's records.
-type sessionFile interface {
-	io.ReadSeeker
-	io.ReaderAt
-}
-
 // readClaudeCode reads a Claude Code JSONL file in two passes: the tree, then
-// the records on the chosen chain.
-func readClaudeCode(f sessionFile, b *builder) error {
+// the records on the chosen chain. It returns the index and the chain.
+func readClaudeCode(f sessionFile, b *builder, side bool) (*index, []int32, error) {
 	if _, err := f.Seek(0, io.SeekStart); err != nil {
-		return fmt.Errorf("read transcript %s: %w", b.path, err)
+		return nil, nil, fmt.Errorf("read transcript %s: %w", b.path, err)
 	}
-	ix, err := indexFile(f, b, b.maxLine)
+	ix, err := indexFile(f, b, side)
 	if err != nil {
-		return err
+		return nil, nil, err
 	}
 	b.s.Title = ix.title
 	chain, on := ix.chain()
@@ -102,13 +97,16 @@ func readClaudeCode(f sessionFile, b *builder) error {
 		}
 		buf = buf[:n.size]
 		if _, err := f.ReadAt(buf, n.off); err != nil {
-			return &Error{File: b.path, Line: n.line, Msg: "cannot read the record again: " + err.Error(), Err: err}
+			return nil, nil, &Error{File: b.path, Line: n.line, Msg: "cannot read the record again: " + err.Error(), Err: err}
 		}
 		if err := decodeRecord(buf, n, b); err != nil {
-			return err
+			return nil, nil, err
+		}
+		if b.at != nil {
+			b.at[ix.names[n.self]] = len(b.s.Messages) - 1
 		}
 	}
-	return nil
+	return ix, chain, nil
 }
 
 // countOffBranch counts the user, assistant and system records off the chain.
@@ -142,7 +140,7 @@ func decodeRecord(line []byte, n *node, b *builder) error {
 	}
 	switch n.kind {
 	case kindSystem:
-		systemRecord(&rec, n, b)
+		return systemRecord(&rec, n, b)
 	case kindUser:
 		return userRecord(&rec, n, b)
 	case kindAssistant:
@@ -153,16 +151,16 @@ func decodeRecord(line []byte, n *node, b *builder) error {
 
 // systemRecord records a compaction boundary; other system records (command
 // output, durations, API errors) are not messages to the model.
-func systemRecord(rec *ccRecord, n *node, b *builder) {
+func systemRecord(rec *ccRecord, n *node, b *builder) error {
 	if rec.Subtype != "compact_boundary" {
 		b.skip("system")
-		return
+		return nil
 	}
 	c := Compaction{Time: n.time, Line: n.line}
 	if m := rec.CompactMetadata; m != nil {
-		c.Trigger, c.PreTokens = m.Trigger, int(m.PreTokens)
+		c.Trigger, c.PreTokens, c.PostTokens = m.Trigger, int(m.PreTokens), int(m.PostTokens)
 	}
-	b.compaction(c)
+	return b.compaction(c)
 }
 
 // userRecord adds a user record: the compact summary to its compaction, one
@@ -188,13 +186,16 @@ func userRecord(rec *ccRecord, n *node, b *builder) error {
 		if err := b.toolResult(res); err != nil {
 			return err
 		}
+		if id := rec.ToolUseResult.AgentID; id != "" && b.agents != nil {
+			b.agents[id] = bl.ToolUseID
+		}
 	}
 	all := strings.Join(parts, "\n\n")
 	switch {
 	case rec.IsCompactSummary:
-		b.compactSummary(all, n.time, n.line)
+		return b.compactSummary(all, n.time, n.line)
 	case all != "":
-		b.user(all, n.time, n.line)
+		return b.user(User, all, n.time, n.line)
 	case len(blocks) == 0:
 		b.skip("empty")
 	}
@@ -221,15 +222,13 @@ func assistantRecord(rec *ccRecord, n *node, b *builder) error {
 		parts = appendBlockText(parts, bl, b)
 	}
 	m.Text = strings.Join(parts, "\n\n")
-	var apiID string
 	if msg := rec.Message; msg != nil {
-		m.Model, apiID = msg.Model, msg.ID
+		m.Model, m.APIID = msg.Model, msg.ID
 		if u := msg.Usage; u != nil {
 			m.Usage = &Usage{Input: int(u.Input), CacheRead: int(u.CacheRead), CacheCreation: int(u.CacheCreation), Output: int(u.Output)}
 		}
 	}
-	b.assistant(m, apiID)
-	return nil
+	return b.assistant(m)
 }
 
 // contentError is the *Error for a message content that did not decode.

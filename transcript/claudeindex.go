@@ -1,8 +1,8 @@
 package transcript
 
 import (
+	"bytes"
 	"encoding/json"
-	"errors"
 	"io"
 	"time"
 )
@@ -32,13 +32,21 @@ func kindOf(typ string) recordKind {
 // node is what pass 1 keeps of a record with a uuid: enough to choose the
 // chain and to read the record again in pass 2.
 type node struct {
-	off      int64     // offset of the line
-	size     int       // length of the line without its line ending
-	line     int       // 1-based line number
-	time     time.Time // timestamp (zero if none or unparsable)
-	parent   int32     // id of parentUuid, -1 if null
-	logical  int32     // id of logicalParentUuid, -1 if none
+	off     int64     // offset of the line
+	size    int       // length of the line without its line ending
+	line    int       // 1-based line number
+	time    time.Time // timestamp (zero if none or unparsable)
+	self    int32     // id of its own uuid
+	parent  int32     // id of parentUuid, -1 if null
+	logical int32     // id of logicalParentUuid, -1 if none
+	// prev is the node of the newest user, assistant or system record
+	// before it in file order (-1 if none): what a compact boundary whose
+	// logical parent is not in the file, or a record without a parentUuid
+	// field (older releases), continues.
+	prev     int32
 	kind     recordKind
+	follows  bool // continues prev when its parents are not in the file (a compact boundary; a record without parentUuid)
+	results  bool // a user record that mentions tool_result blocks
 	hasChild bool // a user/assistant/system record descends from it
 }
 
@@ -47,56 +55,99 @@ type node struct {
 type index struct {
 	nodes    []node
 	ids      map[string]int32
-	owner    []int32 // id → node index, -1 if no record has that uuid
-	title    string  // the last summary record's text
-	unrooted int     // user/assistant/system records without a uuid (off any chain)
+	names    []string // id → uuid
+	owner    []int32  // id → node index, -1 if no record has that uuid
+	title    string   // the last summary record's text
+	unrooted int      // user/assistant/system records without a uuid (off any chain)
+	last     int32    // the newest user/assistant/system node so far
+	side     bool     // a sub-agent's own file: its records are all sidechain records
+	agentID  string   // the agentId of the first record that names one
+	// progress maps an agent's id to the Task call that started it, as
+	// the session's progress records say (agentId, parentToolUseID).
+	progress map[string]string
 }
 
 // pass1Record is the part of a record pass 1 decodes.
 type pass1Record struct {
-	Type              string `json:"type"`
-	UUID              string `json:"uuid"`
-	ParentUUID        string `json:"parentUuid"`
-	LogicalParentUUID string `json:"logicalParentUuid"`
-	IsSidechain       bool   `json:"isSidechain"`
-	Timestamp         string `json:"timestamp"`
-	Summary           string `json:"summary"`
+	Type              string     `json:"type"`
+	Subtype           string     `json:"subtype"`
+	UUID              string     `json:"uuid"`
+	ParentUUID        optString  `json:"parentUuid"`
+	LogicalParentUUID string     `json:"logicalParentUuid"`
+	IsSidechain       bool       `json:"isSidechain"`
+	Timestamp         string     `json:"timestamp"`
+	Summary           string     `json:"summary"`
+	AgentID           string     `json:"agentId"`
+	ParentToolUseID   string     `json:"parentToolUseID"`
+	Data              agentField `json:"data"`
+}
+
+// optString is a JSON string that remembers whether its key was present
+// (null counts as present and "").
+type optString struct {
+	set bool
+	s   string
+}
+
+// UnmarshalJSON implements json.Unmarshaler.
+func (o *optString) UnmarshalJSON(p []byte) error {
+	o.set = true
+	if string(p) == "null" {
+		o.s = ""
+		return nil
+	}
+	return json.Unmarshal(p, &o.s)
+}
+
+// agentField is the agentId inside an object (a progress record's data, a
+// tool result's toolUseResult), read leniently: a value of any other shape,
+// or without the key, is "" (only an object that mentions the key is
+// decoded).
+type agentField struct{ AgentID string }
+
+// UnmarshalJSON implements json.Unmarshaler.
+func (a *agentField) UnmarshalJSON(p []byte) error {
+	if firstByte(p) != '{' || !bytes.Contains(p, []byte(`"agentId"`)) {
+		return nil
+	}
+	var v struct {
+		AgentID string `json:"agentId"`
+	}
+	if json.Unmarshal(p, &v) == nil {
+		a.AgentID = v.AgentID
+	}
+	return nil
 }
 
 // indexFile reads every line of a Claude Code file and builds its tree,
-// counting the records it will not show in b.
-func indexFile(r io.Reader, b *builder, maxLine int) (*index, error) {
-	ix := &index{ids: map[string]int32{}}
-	lr := newLineReader(r, maxLine)
-	for {
-		line, off, err := lr.next()
-		switch {
-		case err == io.EOF:
-			return ix, nil
-		case errors.Is(err, errTooLong):
-			return nil, &Error{File: b.path, Line: lr.line, Msg: "line is longer than the maximum of " + byteSize(maxLine), Err: err}
-		case err != nil:
-			return nil, &Error{File: b.path, Line: lr.line + 1, Msg: "cannot read: " + err.Error(), Err: err}
-		}
-		if lr.line == 1 {
-			line, off = trimBOM(line, off)
-		}
-		if isBlank(line) {
-			continue
-		}
+// counting the records it will not show in b. side says the file is a
+// sub-agent's own, whose records are all sidechain records.
+func indexFile(r io.Reader, b *builder, side bool) (*index, error) {
+	ix := &index{ids: map[string]int32{}, last: -1, side: side, progress: map[string]string{}}
+	err := eachLine(r, b, func(line []byte, n int, off int64) error {
 		var rec pass1Record
 		if err := json.Unmarshal(line, &rec); err != nil {
-			return nil, lineError(b.path, lr.line, err)
+			return lineError(b.path, n, err)
 		}
-		b.s.Records++
-		ix.add(&rec, b, node{off: off, size: len(line), line: lr.line})
+		ix.add(&rec, b, node{off: off, size: len(line), line: n, results: bytes.Contains(line, []byte(`"tool_result"`))})
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
+	return ix, nil
 }
 
 // add files one record: counted when it will not be shown, a node when it
 // has a uuid.
 func (ix *index) add(rec *pass1Record, b *builder, n node) {
-	if rec.IsSidechain {
+	if ix.agentID == "" {
+		ix.agentID = rec.AgentID
+	}
+	if id := rec.Data.AgentID; id != "" && rec.ParentToolUseID != "" && ix.progress[id] == "" {
+		ix.progress[id] = rec.ParentToolUseID
+	}
+	if rec.IsSidechain && !ix.side {
 		b.skip("sidechain")
 		return
 	}
@@ -118,8 +169,13 @@ func (ix *index) add(rec *pass1Record, b *builder, n node) {
 		b.skip(typeName(rec.Type))
 	}
 	n.time = parseTime(rec.Timestamp)
-	n.parent, n.logical = ix.id(rec.ParentUUID), ix.id(rec.LogicalParentUUID)
+	n.self, n.parent, n.logical = id, ix.id(rec.ParentUUID.s), ix.id(rec.LogicalParentUUID)
+	n.prev = ix.last
+	n.follows = (n.kind == kindSystem && rec.Subtype == "compact_boundary") || (!rec.ParentUUID.set && n.kind != kindOther)
 	ix.owner[id] = int32(len(ix.nodes))
+	if n.kind != kindOther {
+		ix.last = int32(len(ix.nodes))
+	}
 	ix.nodes = append(ix.nodes, n)
 }
 
@@ -151,22 +207,33 @@ func (ix *index) id(uuid string) int32 {
 	}
 	id := int32(len(ix.owner))
 	ix.ids[uuid] = id
+	ix.names = append(ix.names, uuid)
 	ix.owner = append(ix.owner, -1)
 	return id
 }
 
 // up returns the node a node continues: its parent, else (at a compact
-// boundary, whose parent is null) its logical parent; -1 if none is in the file.
+// boundary, whose parent is null) its logical parent; when neither is in the
+// file, a compact boundary (and a record of a release without parentUuid)
+// continues the newest user, assistant or system record before it in file
+// order. -1 if none.
 func (ix *index) up(n *node) int32 {
 	for _, id := range [2]int32{n.parent, n.logical} {
 		if id >= 0 && ix.owner[id] >= 0 {
 			return ix.owner[id]
 		}
 	}
+	if n.follows {
+		return n.prev
+	}
 	return -1
 }
 
 // chain returns the nodes from the root to the newest leaf, and marks them.
+// The results of parallel tool calls are on it too: Claude Code writes each
+// call of one answer as a record of its own and each result as a child of
+// its call's record, so every result but the one the conversation went on
+// from is a dead end beside the chain; it follows its call's record.
 func (ix *index) chain() (chain []int32, on []bool) {
 	ix.markChildren()
 	leaf := ix.newestLeaf()
@@ -178,7 +245,25 @@ func (ix *index) chain() (chain []int32, on []bool) {
 	for l, r := 0, len(chain)-1; l < r; l, r = l+1, r-1 {
 		chain[l], chain[r] = chain[r], chain[l]
 	}
-	return chain, on
+	beside := map[int32][]int32{}
+	for j := range ix.nodes {
+		n := &ix.nodes[j]
+		if p := ix.up(n); !on[j] && n.kind == kindUser && n.results && !n.hasChild && p >= 0 && on[p] {
+			beside[p] = append(beside[p], int32(j))
+		}
+	}
+	if len(beside) == 0 {
+		return chain, on
+	}
+	full := make([]int32, 0, len(chain)+len(beside))
+	for _, i := range chain {
+		full = append(full, i)
+		for _, j := range beside[i] {
+			on[j] = true
+			full = append(full, j)
+		}
+	}
+	return full, on
 }
 
 // markChildren sets hasChild on every node a user, assistant or system
@@ -204,19 +289,60 @@ func (ix *index) markChildren() {
 }
 
 // newestLeaf is the user, assistant or system node nothing descends from,
-// with the latest timestamp (ties: the later line); -1 if none.
+// with the latest timestamp (ties: the later line), among the leaves whose
+// chain holds a user or assistant record when any does; -1 if none.
 func (ix *index) newestLeaf() int32 {
-	leaf := int32(-1)
+	talks := ix.chainsWithMessages()
+	leaf, best := int32(-1), false
 	for i := range ix.nodes {
 		n := &ix.nodes[i]
 		if n.kind == kindOther || n.hasChild {
 			continue
 		}
-		if leaf < 0 || !n.time.Before(ix.nodes[leaf].time) {
-			leaf = int32(i)
+		t := talks[i] == reachYes
+		switch {
+		case leaf < 0, t && !best, t == best && !n.time.Before(ix.nodes[leaf].time):
+			leaf, best = int32(i), t
 		}
 	}
 	return leaf
+}
+
+// Whether a node's chain reaches a user or assistant record.
+const (
+	reachUnknown uint8 = iota
+	reachYes
+	reachNo
+	reachWalking
+)
+
+// chainsWithMessages says for every node whether its chain (itself and what
+// it continues) holds a user or assistant record. Each node is settled once.
+func (ix *index) chainsWithMessages() []uint8 {
+	state := make([]uint8, len(ix.nodes))
+	var path []int32
+	for i := range ix.nodes {
+		path = path[:0]
+		v := reachNo
+		for p := int32(i); p >= 0; p = ix.up(&ix.nodes[p]) {
+			if s := state[p]; s == reachYes || s == reachNo {
+				v = s
+				break
+			} else if s == reachWalking { // a cycle
+				break
+			}
+			if k := ix.nodes[p].kind; k == kindUser || k == kindAssistant {
+				state[p], v = reachYes, reachYes
+				break
+			}
+			state[p] = reachWalking
+			path = append(path, p)
+		}
+		for _, p := range path {
+			state[p] = v
+		}
+	}
+	return state
 }
 
 // parseTime reads an RFC 3339 timestamp; anything else is the zero time.

@@ -26,10 +26,10 @@ func TestReadErrors(t *testing.T) {
 		{name: "empty file", path: "empty.jsonl", line: 0, msg: "empty file"},
 		{name: "blank file", path: "blank.jsonl", line: 0, msg: "empty file"},
 		{name: "empty file, format forced", path: "empty.jsonl", opt: Options{Format: OpenAIChat}, line: 0, msg: "empty file"},
-		{name: "plain text", path: "unknown.txt", line: 0, msg: `unknown format: the file starts with "hello, this is a plain t"`},
-		{name: "an object of neither format", path: "unknown_object.jsonl", line: 0, msg: `keys "role", "content"`},
-		{name: "known formats are named", path: "unknown.txt", line: 0, msg: "known formats: claude-code"},
-		{name: "an unknown forced format", path: "cc_plain.jsonl", opt: Options{Format: "yaml"}, line: 0, msg: `unknown format "yaml" forced`},
+		{name: "plain text", path: "unknown.txt", line: 1, msg: `unknown format: the file starts with "hello, this is a plain t"`},
+		{name: "an object of neither format", path: "unknown_object.jsonl", line: 1, msg: `keys "role", "content"`},
+		{name: "known formats are named", path: "unknown.txt", line: 1, msg: "known formats: claude-code"},
+		{name: "an unknown forced format", path: "cc_plain.jsonl", opt: Options{Format: "yaml"}, line: 1, msg: `unknown format "yaml" forced`},
 		{name: "broken JSON in the array", path: "oa_broken.json", line: 3, msg: "message 3: broken JSON"},
 		{name: "tool message without a call", path: "oa_orphan_tool.json", line: 2, msg: "tool result for call_ghost has no tool call before it"},
 		{name: "a line over MaxLine", content: lines(`{"type":"summary","summary":"t"}`, longLine), opt: Options{MaxLine: 100}, line: 2, msg: "longer than the maximum of 100 bytes"},
@@ -40,11 +40,13 @@ func TestReadErrors(t *testing.T) {
 		{name: "content of the wrong type on the chain", content: lines(`{"type":"user","uuid":"u","message":{"content":[{"type":7}]}}`), line: 1, msg: "message content"},
 		{name: "an array element that is not an object", content: `[{"role":"user","content":"a"}, 7]`, line: 2, msg: "message 2: not a JSON object but a number"},
 		{name: "a truncated array", content: `[{"role":"user","content":"a"}`, line: 2, msg: "message 2"},
-		{name: "data after the array", content: `[] []`, line: 0, msg: "more after the JSON value"},
-		{name: "an object without messages", content: `{"model":"gpt"}`, opt: Options{Format: OpenAIChat}, line: 0, msg: `no "messages" array`},
-		{name: "messages not an array", content: `{"messages":{}}`, line: 0, msg: `"messages" is not an array`},
-		{name: "a JSON scalar", content: `42`, line: 0, msg: "starts with \"42\""},
-		{name: "JSONL read as OpenAI", path: "cc_plain.jsonl", opt: Options{Format: OpenAIChat}, line: 0, msg: `no "messages" array`},
+		{name: "data after the array", content: `[] []`, line: 1, msg: "more after the JSON value"},
+		{name: "an object without messages", content: `{"model":"gpt"}`, opt: Options{Format: OpenAIChat}, line: 1, msg: `no "messages" array`},
+		{name: "messages not an array", content: `{"messages":{}}`, line: 1, msg: `"messages" is not an array`},
+		{name: "a JSON scalar", content: `42`, line: 1, msg: "starts with \"42\""},
+		{name: "text after blank lines names its line", content: "\n\n  hello", line: 3, msg: `unknown format: the file starts with "hello"`},
+		{name: "a forced format on text", content: "hello\n", opt: Options{Format: ClaudeCode}, line: 1, msg: "broken JSON"},
+		{name: "JSONL read as OpenAI", path: "cc_plain.jsonl", opt: Options{Format: OpenAIChat}, line: 1, msg: `no "messages" array`},
 		{name: "OpenAI read as JSONL", path: "oa_tools.json", opt: Options{Format: ClaudeCode}, line: 1, msg: "broken JSON"},
 	}
 	for _, tt := range tests {
@@ -96,12 +98,18 @@ func TestDetect(t *testing.T) {
 		{"openai object, model first", "{\n  \"model\": \"gpt\",\n  \"messages\": []\n}\n", OpenAIChat},
 		{"openai array", "  [\n]", OpenAIChat},
 		{"openai object with a long value before messages", `{"tools":"` + strings.Repeat("x", 70<<10) + `","messages":[]}`, OpenAIChat},
+		{"codex rollout", lines(`{"timestamp":"2026-01-01T00:00:00Z","type":"session_meta","payload":{"id":"x"}}`), Codex},
+		{"codex rollout whose first records say nothing", lines(`{"created_at":"t","role":"user","message":"hi"}`, `{"type":"function_call"}`,
+			`{"timestamp":"t","type":"world_state","payload":{}}`), Codex},
+		{"codex with a broken first line", `{"timestamp":"t","type":"response_item","payload":{"type":` + "\n", Codex},
+		{"claude code, a mode record first", lines(`{"type":"permission-mode","permissionMode":"default","sessionId":"s"}`, rec("user", "u1", "", 0, "")), ClaudeCode},
+		{"gemini cli header", lines(`{"sessionId":"g","projectHash":"abc","startTime":"t","kind":"main"}`), GeminiCLI},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			path := writeTemp(t, "session.txt", tt.content)
 			s, err := Read(path, Options{})
-			if tt.name == "claude code with a broken first line" {
+			if strings.Contains(tt.name, "broken first line") {
 				if e := asError(t, err); e.Line != 1 {
 					t.Errorf("Read() error line = %d; want 1 (detected as claude-code)", e.Line)
 				}

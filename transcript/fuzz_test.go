@@ -10,35 +10,70 @@ import (
 // FuzzRead checks that no input makes Read panic, that every failure is an
 // *Error, and that a session read is consistent, in every format mode.
 func FuzzRead(f *testing.F) {
-	files, _ := filepath.Glob(filepath.Join("testdata", "*"))
+	addSeeds(f, filepath.Join("testdata", "*"))
+	f.Add([]byte(lines(rec("user", "u1", "", 0, ""), rec("system", "cb", "", 1, `,"subtype":"compact_boundary","logicalParentUuid":"u1"`))))
+	f.Add([]byte(`{"messages":[{"role":"assistant","tool_calls":[{"id":"c","function":{"name":"f","arguments":"{}"}}]},{"role":"tool","tool_call_id":"c"}]}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		for _, format := range []Format{"", ClaudeCode, OpenAIChat, Codex, GeminiCLI} {
+			readFuzzed(t, data, format)
+		}
+	})
+}
+
+// FuzzReadCodex checks the Codex reader alone: no input makes it panic,
+// every failure is an *Error with a line, and a session read holds together
+// (tool results after their calls, compactions in order, usage counted once
+// per answer and never negative). The seeds are the rollouts of testdata and
+// the corpus in testdata/fuzz/FuzzReadCodex.
+func FuzzReadCodex(f *testing.F) {
+	addSeeds(f, filepath.Join("testdata", "cx_*.jsonl"))
+	addSeeds(f, filepath.Join("testdata", "shapes", "codex", "*.jsonl"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		s := readFuzzed(t, data, Codex)
+		if s == nil {
+			return
+		}
+		for _, r := range s.Requests() {
+			if u := r.Usage; u.Input < 0 || u.CacheRead < 0 || u.CacheCreation < 0 || u.Output < 0 || s.Messages[r.Answer].Role != Assistant {
+				t.Fatalf("request %+v", r)
+			}
+		}
+		for _, c := range s.Compactions {
+			for _, m := range c.Replacement {
+				if m.Role != User && m.Role != Developer && m.Role != Assistant && m.Role != Tool {
+					t.Fatalf("replacement message of role %q", m.Role)
+				}
+			}
+		}
+	})
+}
+
+// addSeeds adds the files that match pattern to f's corpus.
+func addSeeds(f *testing.F, pattern string) {
+	files, _ := filepath.Glob(pattern)
 	for _, name := range files {
-		if fi, err := os.Stat(name); err == nil && fi.Mode().IsRegular() {
+		if fi, err := os.Stat(name); err == nil && fi.Mode().IsRegular() && fi.Size() < 1<<20 {
 			if data, err := os.ReadFile(name); err == nil {
 				f.Add(data)
 			}
 		}
 	}
-	f.Add([]byte(lines(rec("user", "u1", "", 0, ""), rec("system", "cb", "", 1, `,"subtype":"compact_boundary","logicalParentUuid":"u1"`))))
-	f.Add([]byte(`{"messages":[{"role":"assistant","tool_calls":[{"id":"c","function":{"name":"f","arguments":"{}"}}]},{"role":"tool","tool_call_id":"c"}]}`))
-	// One file per fuzzing process, rewritten for each input (inputs run one
-	// at a time in a process): a directory per input would halve the rate.
-	path := filepath.Join(f.TempDir(), "in")
-	f.Fuzz(func(t *testing.T, data []byte) {
-		if err := os.WriteFile(path, data, 0o600); err != nil {
-			t.Fatal(err)
+}
+
+// readFuzzed reads data from memory in a format and checks the outcome; it
+// returns the session, nil on an error.
+func readFuzzed(t *testing.T, data []byte, format Format) *Session {
+	t.Helper()
+	s, err := ReadFS(Files{"in.jsonl": data}, "in.jsonl", Options{Format: format, Redact: true, Home: "/home/alice", MaxLine: 1 << 20, MaxRecords: 20000})
+	if err != nil {
+		var e *Error
+		if !errors.As(err, &e) {
+			t.Fatalf("Read(format %q) error %v (%T) is not an *Error", format, err, err)
 		}
-		for _, format := range []Format{"", ClaudeCode, OpenAIChat} {
-			s, err := Read(path, Options{Format: format, Redact: true, Home: "/home/alice", MaxLine: 1 << 20})
-			if err != nil {
-				var e *Error
-				if !errors.As(err, &e) {
-					t.Fatalf("Read(format %q) error %v (%T) is not an *Error", format, err, err)
-				}
-				continue
-			}
-			checkSession(t, s)
-		}
-	})
+		return nil
+	}
+	checkSession(t, s)
+	return s
 }
 
 // checkSession checks what must hold of any session Read returns.
@@ -55,7 +90,7 @@ func checkSession(t *testing.T, s *Session) {
 			if !calls[m.CallID] {
 				t.Fatalf("Messages[%d] answers %q, which no earlier message calls", i, m.CallID)
 			}
-		case User:
+		case User, Developer:
 		default:
 			t.Fatalf("Messages[%d].Role = %q", i, m.Role)
 		}

@@ -1,6 +1,7 @@
 package transcript
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
@@ -92,14 +93,20 @@ type oaReader struct {
 	dec    *json.Decoder
 	budget *budgetReader
 	b      *builder
-	model  string // the file's top-level model
+	file   io.ReaderAt // the file, to say on which line a problem is
+	start  int64       // offset in file where the decoder starts
+	model  string      // the file's top-level model
 }
 
 // readOpenAI reads an OpenAI Chat Completions file: {"messages": [...]} or a
-// bare array, one element at a time.
-func readOpenAI(r io.Reader, b *builder) error {
+// bare array, one element at a time. r continues where detection stopped in
+// f.
+func readOpenAI(r *bufio.Reader, b *builder, f sessionFile) error {
 	budget := &budgetReader{r: r}
-	o := &oaReader{dec: json.NewDecoder(budget), budget: budget, b: b}
+	o := &oaReader{dec: json.NewDecoder(budget), budget: budget, b: b, file: f}
+	if pos, err := f.Seek(0, io.SeekCurrent); err == nil {
+		o.start = pos - int64(r.Buffered())
+	}
 	budget.allow(b.maxLine)
 	tok, err := o.dec.Token()
 	if err != nil {
@@ -189,7 +196,9 @@ func (o *oaReader) messages() error {
 		if err := o.dec.Decode(&m); err != nil {
 			return o.elementError(i+1, err)
 		}
-		o.b.s.Records++
+		if err := o.b.record(i + 1); err != nil {
+			return err
+		}
 		if err := o.message(&m, i+1); err != nil {
 			return err
 		}
@@ -208,13 +217,13 @@ func (o *oaReader) message(m *oaMessage, line int) error {
 	case "system", "developer":
 		b.s.System = joinText(b.s.System, b.text(text))
 	case "user":
-		b.user(text, time.Time{}, line)
+		return b.user(User, text, time.Time{}, line)
 	case "assistant":
 		msg := Message{Text: text, Model: m.Model, Line: line, Calls: calls(m.ToolCalls)}
 		if m.Usage != nil {
 			msg.Usage = m.Usage.usage()
 		}
-		b.assistant(msg, "")
+		return b.assistant(msg)
 	case "tool":
 		return b.toolResult(Message{CallID: m.ToolCallID, Text: text, Line: line})
 	default:
@@ -272,7 +281,7 @@ func partsText(raw json.RawMessage) string {
 		texts := make([]string, 0, len(parts))
 		for _, p := range parts {
 			switch {
-			case p.Type == "text":
+			case isTextPart(p.Type):
 				texts = append(texts, p.Text)
 			case p.Type == "refusal":
 				texts = append(texts, p.Refusal)
@@ -283,6 +292,13 @@ func partsText(raw json.RawMessage) string {
 		return strings.Join(texts, "\n\n")
 	}
 	return ""
+}
+
+// isTextPart says whether a content part of this type is text: "text"
+// (Chat Completions), "input_text" and "output_text" (Responses API, Codex),
+// "inputText" (Codex's dynamic tools).
+func isTextPart(typ string) bool {
+	return typ == "text" || typ == "inputText" || strings.HasSuffix(typ, "_text")
 }
 
 // fillModel gives the file's model to the assistant messages that name none.
@@ -306,14 +322,32 @@ func (o *oaReader) elementError(n int, err error) error {
 	return &Error{File: o.b.path, Line: n, Msg: msg, Err: err}
 }
 
-// fileError is the *Error for a problem outside the messages array.
+// fileError is the *Error for a problem outside the messages array, at the
+// line of the byte where the decoder stopped.
 func (o *oaReader) fileError(what string, err error) error {
-	msg := fmt.Sprintf("%s (near byte %d)", what, o.dec.InputOffset())
+	at := o.start + o.dec.InputOffset()
+	msg := fmt.Sprintf("%s (near byte %d)", what, at)
 	switch {
 	case errors.Is(err, errTooLong):
 		msg += fmt.Sprintf(": a value is longer than the maximum of %s", byteSize(o.b.maxLine))
 	case err != nil && err != io.EOF:
 		msg += ": " + describeJSON(err)
 	}
-	return &Error{File: o.b.path, Msg: msg, Err: err}
+	return &Error{File: o.b.path, Line: lineAt(o.file, at), Msg: msg, Err: err}
+}
+
+// lineAt is the 1-based line of the byte at offset off of r (its last line
+// when off is past the end).
+func lineAt(r io.ReaderAt, off int64) int {
+	line := 1
+	buf := make([]byte, 64<<10)
+	for pos := int64(0); pos < off; {
+		n, err := r.ReadAt(buf[:min(int64(len(buf)), off-pos)], pos)
+		line += bytes.Count(buf[:n], []byte("\n"))
+		pos += int64(n)
+		if err != nil || n == 0 {
+			break
+		}
+	}
+	return line
 }

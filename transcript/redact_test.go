@@ -11,29 +11,29 @@ func TestRedactKinds(t *testing.T) {
 		name, in, want string
 		counts         map[string]int
 	}{
-		{"anthropic key", "key sk-ant-api03-AbCdEfGhIjKlMnOpQrStUvWxYz0123456789-_x end", "key [redacted] end", map[string]int{"api-key": 1}},
-		{"openai project key", "OPENAI_API_KEY=sk-proj-Ab12Cd34Ef56Gh78Ij90Kl12Mn34", "OPENAI_API_KEY=[redacted]", map[string]int{"api-key": 1}},
-		{"openai key", "sk-0123456789abcdefABCDEF0123", "[redacted]", map[string]int{"api-key": 1}},
-		{"aws access key id", "aws_access_key_id = AKIAIOSFODNN7EXAMPLE", "aws_access_key_id = [redacted]", map[string]int{"api-key": 1}},
+		{"anthropic key", "key sk-ant-api03-AbCdEfGhIjKlMnOpQrStUvWxYz0123456789-_x end", "key [redacted] end", map[string]int{"anthropic-key": 1}},
+		{"openai project key", "OPENAI_API_KEY=sk-proj-Ab12Cd34Ef56Gh78Ij90Kl12Mn34", "OPENAI_API_KEY=[redacted]", map[string]int{"openai-key": 1}},
+		{"openai key", "sk-0123456789abcdefABCDEF0123", "[redacted]", map[string]int{"openai-key": 1}},
+		{"aws access key id", "aws_access_key_id = AKIAIOSFODNN7EXAMPLE", "aws_access_key_id = [redacted]", map[string]int{"aws-access-key": 1}},
 		{"github tokens", "ghp_FAKE0123456789abcdefghijklmnopqrstuv gho_FAKE0123456789abcdefghijklmnopqrstuv github_pat_11FAKE0123456789_abcdefghijklmnopqrstuvwxyz",
-			"[redacted] [redacted] [redacted]", map[string]int{"api-key": 3}},
-		{"slack token", "SLACK=xoxb-1234567890-abcdefghij", "SLACK=[redacted]", map[string]int{"api-key": 1}},
-		{"google api key", "key=AIzaSyFAKE-0123456789abcdefghijklmnopqr;", "key=[redacted];", map[string]int{"api-key": 1}},
-		{"stripe key", "sk_live_0123456789abcdefABCD", "[redacted]", map[string]int{"api-key": 1}},
-		{"quoted secret in code", `const apiKey = "Zx9QwErTy7UiOp3AsDfGh1Jk";`, `const apiKey = "[redacted]";`, map[string]int{"api-key": 1}},
-		{"quoted secret in JSON", `{"client_secret": "Zx9QwErTy7UiOp3AsDfGh1Jk"}`, `{"client_secret": "[redacted]"}`, map[string]int{"api-key": 1}},
-		{"bearer token", "Authorization: Bearer eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0.c2ln", "Authorization: Bearer [redacted]", map[string]int{"bearer": 1}},
+			"[redacted] [redacted] [redacted]", map[string]int{"github-token": 3}},
+		{"slack token", "SLACK=xoxb-1234567890-abcdefghij", "SLACK=[redacted]", map[string]int{"slack-token": 1}},
+		{"google api key", "key=AIzaSyFAKE-0123456789abcdefghijklmnopqr;", "key=[redacted];", map[string]int{"google-api-key": 1}},
+		{"stripe key", "sk_live_0123456789abcdefABCD", "[redacted]", map[string]int{"stripe-key": 1}},
+		{"quoted secret in code", `const apiKey = "Zx9QwErTy7UiOp3AsDfGh1Jk";`, `const apiKey = "[redacted]";`, map[string]int{"assigned-secret": 1}},
+		{"quoted secret in JSON", `{"client_secret": "Zx9QwErTy7UiOp3AsDfGh1Jk"}`, `{"client_secret": "[redacted]"}`, map[string]int{"assigned-secret": 1}},
+		{"bearer token", "Authorization: Bearer eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0.c2ln", "Authorization: Bearer [redacted]", map[string]int{"jwt": 1}},
 		{"bearer token, lower case", "authorization: bearer 0123456789abcdefghij==", "authorization: bearer [redacted]", map[string]int{"bearer": 1}},
 		{"e-mail addresses", "Mail alice.smith+ci@example.co.uk or <bob@mail.example.org>.", "Mail [email] or <[email]>.", map[string]int{"email": 2}},
 		{"home directory", "cd /home/alice && ls /home/alice/src", "cd ~ && ls ~/src", map[string]int{"home": 2}},
 		{"home in an encoded project directory", "~/.claude/projects/-home-alice-work-demo/x.jsonl", "~/.claude/projects/~-work-demo/x.jsonl", map[string]int{"home": 1}},
 		{"everything together", "/home/alice/.env: TOKEN=ghp_FAKE0123456789abcdefghijklmnopqrstuv by alice@example.com",
-			"~/.env: TOKEN=[redacted] by [email]", map[string]int{"home": 1, "api-key": 1, "email": 1}},
+			"~/.env: TOKEN=[redacted] by [email]", map[string]int{"home": 1, "github-token": 1, "email": 1}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			counts := map[string]int{}
-			got := newRedactor("/home/alice", counts).text(tt.in)
+			got := redactWith("/home/alice", counts, tt.in)
 			if got != tt.want {
 				t.Errorf("redact(%q) = %q; want %q", tt.in, got, tt.want)
 			}
@@ -68,7 +68,7 @@ Digest sha256:e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855, 
 // they went in.
 func TestRedactNoFalsePositives(t *testing.T) {
 	counts := map[string]int{}
-	got := newRedactor("/home/alice", counts).text(ordinaryText)
+	got := redactWith("/home/alice", counts, ordinaryText)
 	if got != ordinaryText {
 		t.Errorf("redact(ordinary text) changed it:\n%s", got)
 	}
@@ -96,7 +96,7 @@ func TestRedactHome(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.home+" "+tt.in, func(t *testing.T) {
 			counts := map[string]int{}
-			if got := newRedactor(tt.home, counts).text(tt.in); got != tt.want || counts["home"] != tt.n {
+			if got := redactWith(tt.home, counts, tt.in); got != tt.want || counts["home"] != tt.n {
 				t.Errorf("redact(home %q, %q) = %q, %d; want %q, %d", tt.home, tt.in, got, counts["home"], tt.want, tt.n)
 			}
 		})
@@ -121,7 +121,7 @@ func TestRedactJSON(t *testing.T) {
 		{`not json /home/alice`, `not json ~`},
 	}
 	for _, tt := range tests {
-		if got := newRedactor("/home/alice", map[string]int{}).json(tt.in); got != tt.want {
+		if got := NewRedactor("/home/alice").JSON(tt.in); got != tt.want {
 			t.Errorf("redactJSON(%s) = %s; want %s", tt.in, got, tt.want)
 		}
 	}
@@ -139,7 +139,7 @@ func TestReadRedaction(t *testing.T) {
 	if d := diffLines(shape(s), want); d != "" {
 		t.Errorf("Read(cc_secrets, Redact) messages differ at %s", d)
 	}
-	counts := map[string]int{"api-key": 3, "bearer": 1, "email": 2, "home": 6}
+	counts := map[string]int{"anthropic-key": 1, "aws-access-key": 1, "github-token": 1, "jwt": 1, "email": 2, "home": 6}
 	if !equalCounts(s.Redactions, counts) {
 		t.Errorf("Read(cc_secrets, Redact).Redactions = %v; want %v", s.Redactions, counts)
 	}
@@ -163,4 +163,11 @@ func TestReadRedactionOpenAI(t *testing.T) {
 	if d := diffLines(shape(s), want); d != "" || s.System != "Admin: [email]" {
 		t.Errorf("Read(Redact) = system %q, messages %s", s.System, d)
 	}
+}
+
+// redactWith redacts s with a redactor for home, adding its counts to counts.
+func redactWith(home string, counts map[string]int, s string) string {
+	r := NewRedactor(home)
+	r.counts = counts
+	return r.Text(s)
 }
