@@ -241,7 +241,7 @@ func TestLoadErrors(t *testing.T) {
 		}},
 		{"unknown mechanism", func(t *testing.T, f map[string]string) broken {
 			s := replaceOnce(t, f["lesson.yaml"], "  memory:\n    path: MEMORY.md", "  memry:\n    path: MEMORY.md")
-			return broken{"lesson.yaml", s, lineOf(t, s, "memry:", 1), "memry"}
+			return broken{"lesson.yaml", s, lineOf(t, s, "memry:", 1), "mechanisms.memry"}
 		}},
 		{"policy order missing a parameter", func(t *testing.T, f map[string]string) broken {
 			s := replaceOnce(t, f["lesson.yaml"], "policy: [compaction, memory, threshold, rec]", "policy: [compaction, memory, threshold]")

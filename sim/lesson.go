@@ -3,6 +3,9 @@ package sim
 import (
 	"cmp"
 	"regexp"
+	"slices"
+	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 )
@@ -22,6 +25,29 @@ func (t Text) In(lang string) string {
 		return s
 	}
 	return ""
+}
+
+// Narration keys the harness and its mechanisms give the frames they emit
+// themselves (a trace step's frames have its id): a compaction's four
+// frames, a refusal (FrameOverflow, FrameRefused), the workspace's re-read
+// (KeyReread) and each compressor pass (PassKey).
+const (
+	KeyReread  = "reread"
+	passPrefix = "pass-"
+)
+
+// ReservedSteps are the narration keys of the frames the harness and its
+// mechanisms emit; no step of a trace may take one (nor a PassKey).
+var ReservedSteps = []string{string(FrameCrossed), string(FrameSelected), string(FrameSummary), string(FrameReplaced),
+	string(FrameOverflow), string(FrameRefused), KeyReread}
+
+// PassKey is the narration key of a compressor's nth pass: pass-1, pass-2.
+func PassKey(n int) string { return passPrefix + strconv.Itoa(n) }
+
+// Reserved reports whether key is a narration key the harness or a
+// mechanism emits: a ReservedSteps key or a PassKey.
+func Reserved(key string) bool {
+	return slices.Contains(ReservedSteps, key) || strings.HasPrefix(key, passPrefix)
 }
 
 // Role is who a block speaks for in the request sent to the model.
