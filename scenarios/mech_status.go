@@ -51,9 +51,9 @@ func (b *builder) needTimes(p string, l *sim.Lesson) {
 // PromptCacheConfig is the prompt cache's configuration in a lesson file
 // (mechanisms.prompt_cache): the cache is priced when alpha is given.
 type PromptCacheConfig struct {
-	Alpha   int   `yaml:"alpha"`   // the cached-input price, percent of the input price
-	Presets []int `yaml:"presets"` // alpha values offered as buttons
-	Panel   bool  `yaml:"panel"`   // the cache panel beside the window
+	Alpha   int   `yaml:"alpha,omitempty"`   // the cached-input price, percent of the input price
+	Presets []int `yaml:"presets,omitempty"` // alpha values offered as buttons
+	Panel   bool  `yaml:"panel,omitempty"`   // the cache panel beside the window
 }
 
 func (b *builder) promptCache(r *PromptCacheConfig, _ *sim.Lesson) sim.Mechanism {

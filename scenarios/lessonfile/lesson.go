@@ -213,10 +213,4 @@ type RepoFile struct {
 }
 
 // TextResult is a result written out as text.
-func TextResult(text string) yaml.Node {
-	n := yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: text}
-	// Encoded as a string field is (the style it needs: plain, quoted or
-	// literal). A string always encodes; were it not to, n stays as is.
-	_ = n.Encode(text)
-	return n
-}
+func TextResult(text string) yaml.Node { return *textNode(text) }

@@ -2,6 +2,7 @@ package lessonfile
 
 import (
 	"fmt"
+	"reflect"
 
 	"gopkg.in/yaml.v3"
 )
@@ -55,17 +56,20 @@ func (ms *Mechanisms) UnmarshalYAML(n *yaml.Node) error {
 func (ms Mechanisms) MarshalYAML() (any, error) {
 	out := &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map"}
 	for _, m := range ms {
-		v := m.Node
-		if m.Config != nil {
-			v = &yaml.Node{}
-			if err := v.Encode(m.Config); err != nil {
+		var v *yaml.Node
+		switch {
+		case m.Config != nil:
+			c, err := nodeOf(reflect.ValueOf(m.Config))
+			if err != nil {
 				return nil, fmt.Errorf("mechanism %s: %w", m.Name, err)
 			}
-		}
-		if v == nil {
+			v = c
+		case m.Node != nil:
+			v = fixed(m.Node)
+		default:
 			return nil, fmt.Errorf("mechanism %s has no configuration (use struct{}{} for none)", m.Name)
 		}
-		out.Content = append(out.Content, &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: m.Name}, v)
+		out.Content = append(out.Content, textNode(m.Name), v)
 	}
 	return out, nil
 }
