@@ -13,12 +13,16 @@ import (
 // Text is a string in several languages, keyed by language code ("en", "ja").
 type Text map[string]string
 
+// Fallback is the language a Text falls back to, and the one the harness
+// writes the labels it makes in (catalog.Fallback).
+const Fallback = "en"
+
 // In returns the text in lang, falling back to English, then to any language.
 func (t Text) In(lang string) string {
 	if s, ok := t[lang]; ok {
 		return s
 	}
-	if s, ok := t["en"]; ok {
+	if s, ok := t[Fallback]; ok {
 		return s
 	}
 	for _, s := range t {

@@ -104,7 +104,7 @@ func (r *statusRun) beforeCall(h *harness) {
 	}
 	text, headline := r.text(h.cur.Time)
 	b := h.textBlock(statusID(r.calls), RoleUser, KindStatus, text)
-	b.Label, b.LabelKey = Text{"en": headline}, "block.status"
+	b.Label, b.LabelKey = Text{Fallback: headline}, "block.status"
 	h.msgs = append(h.msgs, b)
 	h.event(Event{Type: EventStatusInjected, Block: b.ID, Tokens: b.Tokens})
 }

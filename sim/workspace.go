@@ -172,7 +172,7 @@ func (r *workspaceRun) beforeTool(h *harness, m *Message) bool {
 	h.bump("round_trips", 1)
 	id := RereadIDPrefix + strconv.Itoa(r.rereads)
 	rd := r.cfg.Read
-	label := Text{"en": rd.Tool + " " + op.Path}
+	label := Text{Fallback: rd.Tool + " " + op.Path}
 	rop := &FileOp{Op: OpRead, Path: op.Path}
 	args := JSONArgs([][2]any{{rd.Arg, op.Path}})
 	call := Message{ID: "call-" + id, Role: RoleAssistant, Kind: KindToolCall, Label: label, Tool: rd.Tool,
