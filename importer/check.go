@@ -116,12 +116,8 @@ func (im *imp) summarize(ctx context.Context, l *scenarios.Lesson) (*scenarios.L
 				return nil, fmt.Errorf("summarize %s … %s: %w", sp.covers[0], sp.covers[len(sp.covers)-1], err)
 			}
 			id := fmt.Sprintf("g%d", len(im.generated)+1)
-			prov, err := im.w.summarizer(sum)
-			if err != nil {
-				return nil, err
-			}
 			im.generated = append(im.generated, lessonfile.Card{ID: id, Covers: sp.covers,
-				Versions: []lessonfile.Version{{Content: sum.Text, Recorded: true, Provenance: prov}}})
+				Versions: []lessonfile.Version{{Content: sum.Text, Recorded: true, Provenance: im.w.summarizer(sum)}}})
 			im.rep.Summarized++
 			added++
 		}

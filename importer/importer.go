@@ -311,6 +311,9 @@ func (im *imp) render() (map[string][]byte, error) {
 	if err != nil {
 		return nil, err
 	}
+	if im.w.err != nil {
+		return nil, fmt.Errorf("the importer's texts: %w", im.w.err)
+	}
 	data, err := lessonfile.Encode(lf, "# An imported session, written by `ctxsim import`. Edit it as any lesson; the texts are the session's.\n")
 	if err != nil {
 		return nil, err
@@ -339,30 +342,18 @@ const summariesFile = "summaries.yaml"
 
 // lessonFile is lesson.yaml.
 func (im *imp) lessonFile() (*lessonfile.Lesson, error) {
-	s, t := im.s, im.w.t
-	day := im.opt.Now.UTC().Format("2006-01-02")
-	title, err := t.Text("title", titleOf(s))
-	if err != nil {
-		return nil, err
-	}
-	source, err := t.Text("source", struct{ File, Format, Day string }{s.File, string(s.Format), day})
-	if err != nil {
-		return nil, err
-	}
-	system, err := im.system()
-	if err != nil {
-		return nil, err
-	}
+	s, w := im.s, im.w
 	tiered, err := im.tiered()
 	if err != nil {
 		return nil, err
 	}
 	lf := &lessonfile.Lesson{
-		ID: im.id, Order: 100, Title: title, Source: source,
+		ID: im.id, Order: 100, Title: w.text("title", titleOf(s)),
+		Source: w.text("source", struct{ File, Format, Day string }{s.File, string(s.Format), im.opt.Now.UTC().Format("2006-01-02")}),
 		Window: im.window, Sizes: "counted", Draw: scenarios.DrawBlocks,
 		Recorded: &lessonfile.Recording{File: s.File, Format: string(s.Format), Model: s.Model, Started: stamp(s.Started), Ended: stamp(s.Ended),
 			Imported: im.opt.Now.UTC().Format(time.RFC3339), Redacted: redacted(im.opt.Redacted, s.Redactions)},
-		System: system,
+		System: im.system(),
 		Trace:  im.t.steps,
 	}
 	if im.t.calls > 0 {
@@ -413,13 +404,11 @@ func redacted(on bool, counts map[string]int) string {
 
 // system is the system message: the session's own, or, when the file does
 // not hold it (Claude Code), a stand-in written by ctxsim that says so.
-func (im *imp) system() (lessonfile.Message, error) {
+func (im *imp) system() lessonfile.Message {
 	if strings.TrimSpace(im.s.System) != "" {
-		label, err := im.w.t.Text("system-recorded", nil)
-		return lessonfile.Message{Label: label, Content: im.s.System}, err
+		return lessonfile.Message{Label: im.w.text("system-recorded", nil), Content: im.s.System}
 	}
-	label, err := im.w.t.Text("system-stand-in", nil)
-	return lessonfile.Message{Label: label, Content: standIn, Origin: sim.OriginAuthored}, err
+	return lessonfile.Message{Label: im.w.text("system-stand-in", nil), Content: standIn, Origin: sim.OriginAuthored}
 }
 
 // standIn is the system message of a session whose file does not hold it.
@@ -434,9 +423,6 @@ func (im *imp) tiered() (sim.Tiered, error) {
 	if err != nil {
 		return sim.Tiered{}, err
 	}
-	prov, err := im.w.t.Text("tiered-provenance", nil)
-	if err != nil {
-		return sim.Tiered{}, err
-	}
-	return sim.Tiered{Pressure: im.window * c.PressurePercent / 100, Optional: true, Rules: c.Rules, SummaryProvenance: prov}, nil
+	return sim.Tiered{Pressure: im.window * c.PressurePercent / 100, Optional: true, Rules: c.Rules,
+		SummaryProvenance: im.w.text("tiered-provenance", nil)}, nil
 }

@@ -73,9 +73,7 @@ func buildTrace(s *transcript.Session, steps int, w *words) (*trace, error) {
 	for i := 0; i <= len(s.Messages); i++ {
 		for compaction < len(s.Compactions) && s.Compactions[compaction].Before == i {
 			compaction++
-			if err := b.compact(compaction, s.Compactions[compaction-1], w); err != nil {
-				return nil, err
-			}
+			b.compact(compaction, s.Compactions[compaction-1], w)
 		}
 		if i == len(s.Messages) {
 			break
@@ -147,30 +145,22 @@ func (b *traceBuilder) open() {
 
 // compact marks a recorded compaction. At the start of the file (a session
 // continued from an earlier one) the summary is the first message instead.
-func (b *traceBuilder) compact(k int, c transcript.Compaction, w *words) error {
+func (b *traceBuilder) compact(k int, c transcript.Compaction, w *words) {
 	b.flush()
 	id := fmt.Sprintf("c%d", k)
 	switch {
 	case len(b.window) > 0:
-		prov, err := w.compaction(c)
-		if err != nil {
-			return err
-		}
+		prov := w.compaction(c)
 		b.t.cards = append(b.t.cards, lessonfile.Card{ID: id, Covers: b.window,
 			Versions: []lessonfile.Version{{Content: c.Summary, Provenance: prov, Recorded: true}}})
 		b.t.steps = append(b.t.steps, lessonfile.Step{Step: fmt.Sprintf("compact-%d", k), Type: string(sim.StepCompact), Card: id})
 		b.window = []string{id}
 	case strings.TrimSpace(c.Summary) != "":
-		label, err := w.t.Text("carried", nil)
-		if err != nil {
-			return err
-		}
 		b.open()
-		b.cur.Messages = append(b.cur.Messages, lessonfile.Message{ID: id, Role: string(sim.RoleUser), Label: label, Content: c.Summary})
+		b.cur.Messages = append(b.cur.Messages, lessonfile.Message{ID: id, Role: string(sim.RoleUser), Label: w.text("carried", nil), Content: c.Summary})
 		b.kind.carried = id
 		b.flush()
 	}
-	return nil
 }
 
 func (b *traceBuilder) user(i int, m transcript.Message) {
