@@ -22,8 +22,26 @@ import (
 //go:embed *.yaml
 var files embed.FS
 
-// Languages are the languages of the catalog; the first is the fallback.
-var Languages = []string{"en", "ja"}
+// Languages are the languages of the page and of every lesson: one for
+// each catalog file (<lang>.yaml), English first, the fallback, then the
+// others in order. Adding a language is adding its catalog file (and the
+// lessons' texts in it).
+var Languages = languages(files)
+
+// Fallback is the language shown where a text lacks the one asked for.
+const Fallback = "en"
+
+// languages lists the languages of fsys's catalog files: Fallback first.
+func languages(fsys fs.FS) []string {
+	names, _ := fs.Glob(fsys, "*.yaml") // the pattern is valid
+	out := []string{Fallback}
+	for _, n := range names {
+		if lang := strings.TrimSuffix(n, ".yaml"); lang != Fallback {
+			out = append(out, lang)
+		}
+	}
+	return out
+}
 
 // Catalog is the messages of every language.
 type Catalog struct {

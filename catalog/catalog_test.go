@@ -50,3 +50,15 @@ func TestCatalogParity(t *testing.T) {
 		}
 	}
 }
+
+// TestLanguages: the languages are the catalog files present, English
+// first: a third language is one more file.
+func TestLanguages(t *testing.T) {
+	got := languages(fstest.MapFS{"ja.yaml": {}, "fr.yaml": {}, "en.yaml": {}, "README.md": {}})
+	if strings.Join(got, " ") != "en fr ja" {
+		t.Errorf("languages = %v; want [en fr ja]", got)
+	}
+	if strings.Join(Languages, " ") != "en ja" {
+		t.Errorf("Languages = %v; want the built-in catalogs [en ja]", Languages)
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"ctxsim/scenarios"
+	"ctxsim/scenarios/lessonfile"
 	"ctxsim/sim"
 	"ctxsim/summarizer"
 )
@@ -115,12 +116,8 @@ func (im *imp) summarize(ctx context.Context, l *scenarios.Lesson) (*scenarios.L
 				return nil, fmt.Errorf("summarize %s … %s: %w", sp.covers[0], sp.covers[len(sp.covers)-1], err)
 			}
 			id := fmt.Sprintf("g%d", len(im.generated)+1)
-			im.generated = append(im.generated, card{ID: id, Covers: sp.covers, Versions: []version{{
-				Content: sum.Text, Recorded: true,
-				Provenance: map[string]string{
-					"en": fmt.Sprintf("Written at import by %s (%s, %s API) on %s, asked with ctxsim's summarizer prompt: not a summary the session itself recorded.", sum.Model, sum.Endpoint, sum.API, sum.Date.UTC().Format("2006-01-02")),
-					"ja": fmt.Sprintf("取り込み時に %s（%s、%s API）が %s に書いた要約です（ctxsim の要約プロンプトによる）。セッション自身が記録した要約ではありません。", sum.Model, sum.Endpoint, sum.API, sum.Date.UTC().Format("2006-01-02")),
-				}}}})
+			im.generated = append(im.generated, lessonfile.Card{ID: id, Covers: sp.covers,
+				Versions: []lessonfile.Version{{Content: sum.Text, Recorded: true, Provenance: im.w.summarizer(sum)}}})
 			im.rep.Summarized++
 			added++
 		}

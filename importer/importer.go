@@ -7,15 +7,17 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
+	"testing/fstest"
 	"time"
 
-	"gopkg.in/yaml.v3"
-
 	"ctxsim/scenarios"
+	"ctxsim/scenarios/lessonfile"
 	"ctxsim/sim"
 	"ctxsim/summarizer"
 	"ctxsim/transcript"
@@ -71,17 +73,69 @@ var idPattern = regexp.MustCompile(`^[a-z0-9][a-z0-9-]{0,63}$`)
 // sizes later compactions see, so new ranges can appear.
 const maxRounds = 6
 
-// Write turns s into a lesson directory under opt.Dir and reports what it
-// wrote. The lesson is built in a temporary directory, loaded by the same
-// loader serve uses and replayed under every preset policy; only then is it
-// moved into place. An existing lesson directory is never touched.
-func Write(ctx context.Context, s *transcript.Session, opt Options) (*Report, error) {
+// Imported is an imported lesson built in memory: the files of its
+// directory, the lesson they load to and what the import measured.
+type Imported struct {
+	ID     string
+	Files  map[string][]byte // by name within the lesson directory
+	Lesson *scenarios.Lesson // Files as scenarios.LoadDir loads them
+	Report *Report
+}
+
+// FS is the lesson's files as a file system that holds the lesson
+// directory ID: what scenarios.LoadDir(l.FS(), l.ID, ...) loads.
+func (l *Imported) FS() fs.FS { return dirFS(l.ID, l.Files) }
+
+// dirFS is files as the directory dir of a file system.
+func dirFS(dir string, files map[string][]byte) fs.FS {
+	m := fstest.MapFS{}
+	for name, data := range files {
+		m[path.Join(dir, name)] = &fstest.MapFile{Data: data, Mode: 0o644}
+	}
+	return m
+}
+
+// Build turns s into the files of a lesson directory, in memory, and
+// checks them: they are loaded by the same loader serve uses and replayed
+// (under every preset policy with a summarizer or AllPresets). Nothing is
+// written to disk; opt.Dir only names the files in errors.
+func Build(ctx context.Context, s *transcript.Session, opt Options) (*Imported, error) {
+	id, err := lessonIDOf(s, opt)
+	if err != nil {
+		return nil, err
+	}
+	t, err := texts()
+	if err != nil {
+		return nil, fmt.Errorf("the importer's texts: %w", err)
+	}
+	im := &imp{s: s, opt: opt, id: id, rep: &Report{ID: id, Path: filepath.Join(opt.Dir, id)}, w: &words{t: t, file: s.File}}
+	if err := im.run(ctx); err != nil {
+		return nil, err
+	}
+	return &Imported{ID: id, Files: im.files, Lesson: im.lesson, Report: im.rep}, nil
+}
+
+// lessonIDOf is the id of the lesson: opt.ID, or derived from the file name.
+func lessonIDOf(s *transcript.Session, opt Options) (string, error) {
 	id := opt.ID
 	if id == "" {
 		id = lessonID(s.File)
 	}
 	if !idPattern.MatchString(id) {
-		return nil, fmt.Errorf("lesson id %q: must be lower-case letters, digits and dashes (at most 64)", id)
+		return "", fmt.Errorf("lesson id %q: must be lower-case letters, digits and dashes (at most 64)", id)
+	}
+	return id, nil
+}
+
+// Write turns s into a lesson directory under opt.Dir and reports what it
+// wrote. The lesson is built in memory (Build), loaded by the same loader
+// serve uses and replayed; only then is it written, into a temporary
+// directory moved into place. An existing lesson directory is never
+// touched.
+func Write(ctx context.Context, s *transcript.Session, opt Options) (*Report, error) {
+	id, err := lessonIDOf(s, opt)
+	if err != nil {
+		return nil, err
 	}
 	target := filepath.Join(opt.Dir, id)
 	if _, err := os.Stat(target); err == nil {
@@ -92,31 +146,52 @@ func Write(ctx context.Context, s *transcript.Session, opt Options) (*Report, er
 	if err := os.MkdirAll(opt.Dir, 0o755); err != nil {
 		return nil, fmt.Errorf("create %s: %w", opt.Dir, err)
 	}
-	tmp, err := os.MkdirTemp(opt.Dir, ".import-"+id+"-")
+	opt.ID = id
+	l, err := Build(ctx, s, opt)
 	if err != nil {
-		return nil, fmt.Errorf("create a temporary directory in %s: %w", opt.Dir, err)
-	}
-	defer os.RemoveAll(tmp)
-	im := &imp{s: s, opt: opt, id: id, tmp: tmp, rep: &Report{ID: id, Path: target}}
-	if err := im.run(ctx); err != nil {
 		return nil, err
 	}
-	if err := os.Rename(filepath.Join(tmp, id), target); err != nil {
-		return nil, fmt.Errorf("move the lesson into place: %w", err)
+	if err := writeDir(opt.Dir, id, l.Files); err != nil {
+		return nil, err
 	}
-	return im.rep, nil
+	return l.Report, nil
+}
+
+// writeDir writes files as the lesson directory id of dir: into a
+// temporary directory of dir, renamed into place.
+func writeDir(dir, id string, files map[string][]byte) error {
+	tmp, err := os.MkdirTemp(dir, ".import-"+id+"-")
+	if err != nil {
+		return fmt.Errorf("create a temporary directory in %s: %w", dir, err)
+	}
+	defer os.RemoveAll(tmp)
+	if err := os.Mkdir(filepath.Join(tmp, id), 0o755); err != nil {
+		return fmt.Errorf("create %s: %w", id, err)
+	}
+	for name, data := range files {
+		if err := os.WriteFile(filepath.Join(tmp, id, name), data, 0o644); err != nil {
+			return fmt.Errorf("write %s: %w", name, err)
+		}
+	}
+	if err := os.Rename(filepath.Join(tmp, id), filepath.Join(dir, id)); err != nil {
+		return fmt.Errorf("move the lesson into place: %w", err)
+	}
+	return nil
 }
 
 // imp is one import in progress.
 type imp struct {
 	s         *transcript.Session
 	opt       Options
-	id, tmp   string
+	id        string
 	rep       *Report
+	w         *words
 	t         *trace
 	window    int
-	generated []card   // cards the summarizer wrote
-	seen      *replays // what the last build's replays showed
+	generated []lessonfile.Card // cards the summarizer wrote
+	seen      *replays          // what the last build's replays showed
+	files     map[string][]byte // the last build's files
+	lesson    *scenarios.Lesson // and the lesson they load to
 }
 
 func (im *imp) logf(format string, args ...any) {
@@ -126,7 +201,7 @@ func (im *imp) logf(format string, args ...any) {
 }
 
 func (im *imp) run(ctx context.Context) error {
-	t, err := buildTrace(im.s, im.opt.MaxSteps, im.provenance)
+	t, err := buildTrace(im.s, im.opt.MaxSteps, im.w)
 	if err != nil {
 		return err
 	}
@@ -210,26 +285,14 @@ func (im *imp) fit(l **scenarios.Lesson) error {
 	return nil
 }
 
-// build writes the lesson's files into the temporary directory and loads
-// them as serve would (which replays every preset policy).
+// build renders the lesson's files and loads them as serve would (which
+// replays every preset policy), from memory.
 func (im *imp) build() (*scenarios.Lesson, error) {
-	dir := filepath.Join(im.tmp, im.id)
-	if err := os.RemoveAll(dir); err != nil {
-		return nil, fmt.Errorf("clear %s: %w", dir, err)
-	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, fmt.Errorf("create %s: %w", dir, err)
-	}
-	files, err := im.files()
+	files, err := im.render()
 	if err != nil {
 		return nil, err
 	}
-	for name, data := range files {
-		if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
-			return nil, fmt.Errorf("write %s: %w", name, err)
-		}
-	}
-	l, err := scenarios.LoadDir(os.DirFS(im.tmp), im.id, im.opt.Dir, nil, im.opt.Tokens)
+	l, err := scenarios.LoadDir(dirFS(im.id, files), im.id, im.opt.Dir, nil, im.opt.Tokens)
 	if err != nil {
 		return nil, fmt.Errorf("the generated lesson does not load (a bug in ctxsim import; please report it): %w", err)
 	}
@@ -237,82 +300,84 @@ func (im *imp) build() (*scenarios.Lesson, error) {
 		return nil, err
 	}
 	im.rep.Window = im.window
+	im.files, im.lesson = files, l
 	return l, nil
 }
 
-// files renders the lesson directory.
-func (im *imp) files() (map[string][]byte, error) {
+// render writes the lesson directory's files.
+func (im *imp) render() (map[string][]byte, error) {
 	out := map[string][]byte{}
-	lf := im.lesson()
-	data, err := yamlOf(lf, "# An imported session, written by `ctxsim import`. Edit it as any lesson; the texts are the session's.\n")
+	lf, err := im.lessonFile()
 	if err != nil {
 		return nil, err
 	}
-	out["lesson.yaml"] = data
-	if cards := append(append([]card{}, im.t.cards...), im.generated...); len(cards) > 0 {
-		data, err := yamlOf(summariesFile{Cards: cards}, "# Summaries: the ones the session recorded at its compactions, and any a summarizer wrote at import.\n")
+	if im.w.err != nil {
+		return nil, fmt.Errorf("the importer's texts: %w", im.w.err)
+	}
+	data, err := lessonfile.Encode(lf, "# An imported session, written by `ctxsim import`. Edit it as any lesson; the texts are the session's.\n")
+	if err != nil {
+		return nil, err
+	}
+	out[lessonfile.LessonFile] = data
+	if cards := append(slices.Clone(im.t.cards), im.generated...); len(cards) > 0 {
+		data, err := lessonfile.Encode(lessonfile.Summaries{Cards: cards}, "# Summaries: the ones the session recorded at its compactions, and any a summarizer wrote at import.\n")
 		if err != nil {
 			return nil, err
 		}
-		out["summaries.yaml"] = data
+		out[summariesFile] = data
 	}
 	info := aboutInfo{window: im.window, imported: im.opt.Now, calls: im.t.calls, redacted: im.opt.Redacted, generated: len(im.generated)}
 	for _, lang := range scenarios.Languages {
-		out["narration."+lang+".md"] = []byte(narration(lang, im.s, im.t, info))
+		text, err := narration(im.w.t, lang, im.s, im.t, info)
+		if err != nil {
+			return nil, err
+		}
+		out[lessonfile.NarrationFile(lang)] = []byte(text)
 	}
 	return out, nil
 }
 
-func yamlOf(v any, head string) ([]byte, error) {
-	var b strings.Builder
-	b.WriteString(head)
-	enc := yaml.NewEncoder(&b)
-	enc.SetIndent(2)
-	if err := enc.Encode(v); err != nil {
-		return nil, fmt.Errorf("encode the lesson: %w", err)
-	}
-	if err := enc.Close(); err != nil {
-		return nil, fmt.Errorf("encode the lesson: %w", err)
-	}
-	return []byte(b.String()), nil
-}
+// summariesFile is the cards file of an imported session's compaction.
+const summariesFile = "summaries.yaml"
 
-// lesson is lesson.yaml.
-func (im *imp) lesson() lessonFile {
-	s := im.s
-	title := titleOf(s)
-	lf := lessonFile{
-		ID: im.id, Order: 100,
-		Title: map[string]string{"en": "Imported session: " + title, "ja": "取り込んだセッション：" + title},
-		Source: map[string]string{
-			"en": fmt.Sprintf("Recorded session %s (%s), imported with ctxsim import on %s.", s.File, s.Format, im.opt.Now.UTC().Format("2006-01-02")),
-			"ja": fmt.Sprintf("記録されたセッション %s（%s）。%s に ctxsim import で取り込み。", s.File, s.Format, im.opt.Now.UTC().Format("2006-01-02")),
-		},
-		Window: im.window, Sizes: "counted", Draw: "blocks",
-		Recorded: recording{File: s.File, Format: string(s.Format), Model: s.Model, Started: stamp(s.Started), Ended: stamp(s.Ended),
+// lessonFile is lesson.yaml.
+func (im *imp) lessonFile() (*lessonfile.Lesson, error) {
+	s, w := im.s, im.w
+	tiered, err := im.tiered()
+	if err != nil {
+		return nil, err
+	}
+	lf := &lessonfile.Lesson{
+		ID: im.id, Order: 100, Title: w.text("title", titleOf(s)),
+		Source: w.text("source", struct{ File, Format, Day string }{s.File, string(s.Format), im.opt.Now.UTC().Format("2006-01-02")}),
+		Window: im.window, Sizes: "counted", Draw: scenarios.DrawBlocks,
+		Recorded: &lessonfile.Recording{File: s.File, Format: string(s.Format), Model: s.Model, Started: stamp(s.Started), Ended: stamp(s.Ended),
 			Imported: im.opt.Now.UTC().Format(time.RFC3339), Redacted: redacted(im.opt.Redacted, s.Redactions)},
 		System: im.system(),
 		Trace:  im.t.steps,
 	}
 	if im.t.calls > 0 {
-		lf.Draw = "pairs"
+		lf.Draw = scenarios.DrawPairs
 	}
-	lf.Mechanisms = mechanisms{
-		Compaction: compaction{Threshold: 92, Presets: []int{92, 75, 50}, Tail: 2, Recorded: len(im.t.cards) > 0, Loss: true},
-		Tiered:     im.tiered(),
-		Limit:      limit{Sizes: []int{im.window, im.window / 2, im.window / 4}},
-	}
+	compaction := scenarios.CompactionConfig{Threshold: 92, Presets: []int{92, 75, 50}, Tail: 2, Recorded: len(im.t.cards) > 0, Loss: true}
 	if len(im.t.cards)+len(im.generated) > 0 {
-		lf.Mechanisms.Compaction.Cards = "summaries.yaml"
+		compaction.Cards = summariesFile
 	}
+	// The narration precedence: compaction, the optional compressor,
+	// provider usage, the window size.
+	lf.Mechanisms = lessonfile.Mechanisms{{Name: "compaction", Config: compaction}, {Name: "tiered", Config: tiered}}
+	im.rep.UsageCalls = 0 // counted again at every build
 	for _, m := range s.Messages {
 		if m.Usage != nil {
-			lf.Mechanisms.Usage = &struct{}{}
 			im.rep.UsageCalls++
 		}
 	}
+	if im.rep.UsageCalls > 0 {
+		lf.Mechanisms = append(lf.Mechanisms, lessonfile.Mechanism{Name: "usage", Config: sim.ProviderUsage{}})
+	}
+	lf.Mechanisms = append(lf.Mechanisms, lessonfile.Mechanism{Name: "limit", Config: sim.Limit{Sizes: []int{im.window, im.window / 2, im.window / 4}}})
 	im.rep.Steps, im.rep.Messages, im.rep.Calls, im.rep.Compactions = len(im.t.steps), len(s.Messages), im.t.calls, len(s.Compactions)
-	return lf
+	return lf, nil
 }
 
 func stamp(t time.Time) string {
@@ -339,53 +404,25 @@ func redacted(on bool, counts map[string]int) string {
 
 // system is the system message: the session's own, or, when the file does
 // not hold it (Claude Code), a stand-in written by ctxsim that says so.
-func (im *imp) system() message {
+func (im *imp) system() lessonfile.Message {
 	if strings.TrimSpace(im.s.System) != "" {
-		return message{Label: map[string]string{"en": "System prompt (recorded)", "ja": "システムプロンプト（記録）"}, Content: im.s.System}
+		return lessonfile.Message{Label: im.w.text("system-recorded", nil), Content: im.s.System}
 	}
-	return message{
-		Label:   map[string]string{"en": "System prompt (not in the file)", "ja": "システムプロンプト（ファイルにない）"},
-		Content: "[ctxsim stand-in] The session file does not record the system prompt or the tool definitions the agent sent; this short block stands in for them and is counted at its own size, not theirs.",
-		Origin:  "authored",
-	}
+	return lessonfile.Message{Label: im.w.text("system-stand-in", nil), Content: standIn, Origin: sim.OriginAuthored}
 }
 
-// tiered is the compressor a student can switch on: the tiered-compaction
-// lesson's rules, with the read-only tools of the common agents as the
-// floor (their results are cut, never summarized).
-func (im *imp) tiered() tiered {
-	return tiered{
-		Pressure: im.window * 85 / 100, Optional: true,
-		Rules: tierRules{KeepRecent: 8, Tier1Distance: 20, SemanticMinChars: 2000, ExcerptChars: 300, HeadPercent: 75,
-			MaxSemanticPerPass: 2, ArgsChars: 100,
-			FloorTools: []string{"Read", "Grep", "Glob", "LS", "read_file", "grep", "glob", "list_dir"}},
-		SummaryProvenance: map[string]string{
-			"en": "No Tier 2 summary exists for a recorded session: results the compressor would summarize are cut to head and tail instead.",
-			"ja": "記録されたセッションには Tier 2 の要約がないため、圧縮器が要約する結果は先頭と末尾に切り詰めます。",
-		},
-	}
-}
+// standIn is the system message of a session whose file does not hold it.
+const standIn = "[ctxsim stand-in] The session file does not record the system prompt or the tool definitions the agent sent; this short block stands in for them and is counted at its own size, not theirs."
 
-// provenance says where a recorded summary comes from.
-func (im *imp) provenance(c transcript.Compaction) map[string]string {
-	when := "at an unrecorded time"
-	whenJa := "日時不明"
-	if !c.Time.IsZero() {
-		when = "at " + c.Time.UTC().Format("2006-01-02 15:04 UTC")
-		whenJa = c.Time.UTC().Format("2006-01-02 15:04 UTC")
+// tiered is the compressor a student can switch on (off by default): the
+// rules of the lesson compressor.yaml names, with the read-only tools of
+// the common agents as the floor (their results are cut, never
+// summarized).
+func (im *imp) tiered() (sim.Tiered, error) {
+	c, err := compressor()
+	if err != nil {
+		return sim.Tiered{}, err
 	}
-	trigger := c.Trigger
-	if trigger == "" {
-		trigger = "unknown"
-	}
-	pre := ""
-	preJa := ""
-	if c.PreTokens > 0 {
-		pre = fmt.Sprintf(", %d tokens before it by the provider's count", c.PreTokens)
-		preJa = fmt.Sprintf("、圧縮前はプロバイダーの数で %d tokens", c.PreTokens)
-	}
-	return map[string]string{
-		"en": fmt.Sprintf("Recorded in %s (line %d): the summary the session went on from after it compacted (%s) %s%s. The file does not say which model wrote it.", im.s.File, c.Line, trigger, when, pre),
-		"ja": fmt.Sprintf("%s の %d 行目に記録された要約です。セッションは圧縮（%s、%s%s）の後、この要約から続けました。どのモデルが書いたかはファイルに記録されていません。", im.s.File, c.Line, trigger, whenJa, preJa),
-	}
+	return sim.Tiered{Pressure: im.window * c.PressurePercent / 100, Optional: true, Rules: c.Rules,
+		SummaryProvenance: im.w.text("tiered-provenance", nil)}, nil
 }

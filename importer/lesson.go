@@ -3,134 +3,15 @@ package importer
 import (
 	"cmp"
 	"fmt"
-	"regexp"
 	"strings"
 	"unicode/utf8"
 
 	"ctxsim/scenarios"
+	"ctxsim/scenarios/lessonfile"
+	"ctxsim/sim"
 	"ctxsim/textcut"
 	"ctxsim/transcript"
 )
-
-// The files of a lesson directory, as the loader reads them (scenarios'
-// schema). Field order is the order written.
-
-type lessonFile struct {
-	ID         string            `yaml:"id"`
-	Order      int               `yaml:"order"`
-	Title      map[string]string `yaml:"title"`
-	Source     map[string]string `yaml:"source"`
-	Window     int               `yaml:"window"`
-	Sizes      string            `yaml:"sizes"`
-	Draw       string            `yaml:"draw"`
-	Recorded   recording         `yaml:"recorded"`
-	Mechanisms mechanisms        `yaml:"mechanisms"`
-	System     message           `yaml:"system"`
-	Trace      []step            `yaml:"trace"`
-}
-
-type recording struct {
-	File     string `yaml:"file"`
-	Format   string `yaml:"format"`
-	Model    string `yaml:"model,omitempty"`
-	Started  string `yaml:"started,omitempty"`
-	Ended    string `yaml:"ended,omitempty"`
-	Imported string `yaml:"imported"`
-	Redacted string `yaml:"redacted"`
-}
-
-// mechanisms lists the harness of an imported session, in narration
-// precedence: compaction, the optional compressor, provider usage, the
-// window size.
-type mechanisms struct {
-	Compaction compaction `yaml:"compaction"`
-	Tiered     tiered     `yaml:"tiered"`
-	Usage      *struct{}  `yaml:"usage,omitempty"`
-	Limit      limit      `yaml:"limit"`
-}
-
-type compaction struct {
-	Threshold int    `yaml:"threshold"`
-	Presets   []int  `yaml:"presets"`
-	Tail      int    `yaml:"tail"`
-	Cards     string `yaml:"cards,omitempty"`
-	Recorded  bool   `yaml:"recorded"`
-	Loss      bool   `yaml:"loss"`
-}
-
-type tiered struct {
-	Pressure          int               `yaml:"pressure"`
-	Optional          bool              `yaml:"optional"`
-	Rules             tierRules         `yaml:"rules"`
-	SummaryProvenance map[string]string `yaml:"summary_provenance"`
-}
-
-type tierRules struct {
-	KeepRecent         int      `yaml:"keep_recent"`
-	Tier1Distance      int      `yaml:"tier1_distance"`
-	SemanticMinChars   int      `yaml:"semantic_min_chars"`
-	ExcerptChars       int      `yaml:"excerpt_chars"`
-	HeadPercent        int      `yaml:"head_percent"`
-	MaxSemanticPerPass int      `yaml:"max_semantic_per_pass"`
-	ArgsChars          int      `yaml:"args_chars"`
-	FloorTools         []string `yaml:"floor_tools"`
-	FloorPrefixes      []string `yaml:"floor_prefixes,omitempty"`
-}
-
-type limit struct {
-	Sizes []int `yaml:"sizes"`
-}
-
-type step struct {
-	Step     string    `yaml:"step"`
-	Type     string    `yaml:"type,omitempty"`
-	Card     string    `yaml:"card,omitempty"`
-	Messages []message `yaml:"messages,omitempty"`
-}
-
-type message struct {
-	ID      string            `yaml:"id,omitempty"`
-	Role    string            `yaml:"role,omitempty"`
-	Label   map[string]string `yaml:"label,omitempty"`
-	Content string            `yaml:"content,omitempty"`
-	Usage   *usage            `yaml:"usage,omitempty"`
-	Call    *call             `yaml:"call,omitempty"`
-	Origin  string            `yaml:"origin,omitempty"`
-}
-
-type call struct {
-	ID       string `yaml:"id"`
-	Tool     string `yaml:"tool"`
-	ArgsJSON string `yaml:"args_json"`
-	Result   string `yaml:"result"`
-	Usage    *usage `yaml:"usage,omitempty"`
-	// Continues: one model response wrote this call and what came before
-	// it in the step.
-	Continues bool `yaml:"continues,omitempty"`
-}
-
-type usage struct {
-	Input         int `yaml:"input"`
-	CacheRead     int `yaml:"cache_read"`
-	CacheCreation int `yaml:"cache_creation"`
-	Output        int `yaml:"output"`
-}
-
-type summariesFile struct {
-	Cards []card `yaml:"cards"`
-}
-
-type card struct {
-	ID       string    `yaml:"id"`
-	Covers   []string  `yaml:"covers"`
-	Versions []version `yaml:"versions"`
-}
-
-type version struct {
-	Content    string            `yaml:"content"`
-	Provenance map[string]string `yaml:"provenance"`
-	Recorded   bool              `yaml:"recorded"`
-}
 
 // noResult stands in for the result of a call the session never got back
 // (an interrupted tool): the harness needs a result after every call.
@@ -140,9 +21,9 @@ const noResult = "(no result recorded: the session has no tool result for this c
 // steps, the blocks each step adds (for narration), and the recorded
 // compactions' cards.
 type trace struct {
-	steps   []step
+	steps   []lessonfile.Step
 	kinds   map[string]stepKind // what each messages step is, for its narration
-	cards   []card
+	cards   []lessonfile.Card
 	calls   int
 	clipped int // texts cut to the size of a message (clip)
 }
@@ -169,8 +50,8 @@ type stepKind struct {
 
 // response is one model response: its text block and its tool calls.
 type response struct {
-	text  string   // the assistant text block id ("" when it only calls tools)
-	calls []string // tool call ids
+	Text  string   // the assistant text block id ("" when it only calls tools)
+	Calls []string // tool call ids
 }
 
 // maxSteps is, by default, about the most steps an imported trace has: a longer
@@ -185,14 +66,14 @@ const maxSteps = 300
 // marks a compact step. It also works out, in the recorded replay, which
 // blocks each compaction replaced: everything in the window since the
 // previous one.
-func buildTrace(s *transcript.Session, steps int, prov func(transcript.Compaction) map[string]string) (*trace, error) {
+func buildTrace(s *transcript.Session, steps int, w *words) (*trace, error) {
 	b := &traceBuilder{t: &trace{kinds: map[string]stepKind{}}, results: resultsOf(s.Messages), ids: newIDs(),
 		group: groupSize(s.Messages, cmp.Or(steps, maxSteps))}
 	compaction := 0
 	for i := 0; i <= len(s.Messages); i++ {
 		for compaction < len(s.Compactions) && s.Compactions[compaction].Before == i {
 			compaction++
-			b.compact(compaction, s.Compactions[compaction-1], prov)
+			b.compact(compaction, s.Compactions[compaction-1], w)
 		}
 		if i == len(s.Messages) {
 			break
@@ -234,7 +115,7 @@ type traceBuilder struct {
 	group   int
 	n       int      // steps numbered so far
 	window  []string // blocks in the window in the recorded replay
-	cur     *step
+	cur     *lessonfile.Step
 	kind    stepKind
 }
 
@@ -258,25 +139,25 @@ func (b *traceBuilder) flush() {
 
 func (b *traceBuilder) open() {
 	if b.cur == nil {
-		b.cur = &step{}
+		b.cur = &lessonfile.Step{}
 	}
 }
 
 // compact marks a recorded compaction. At the start of the file (a session
 // continued from an earlier one) the summary is the first message instead.
-func (b *traceBuilder) compact(k int, c transcript.Compaction, prov func(transcript.Compaction) map[string]string) {
+func (b *traceBuilder) compact(k int, c transcript.Compaction, w *words) {
 	b.flush()
 	id := fmt.Sprintf("c%d", k)
 	switch {
 	case len(b.window) > 0:
-		b.t.cards = append(b.t.cards, card{ID: id, Covers: b.window,
-			Versions: []version{{Content: c.Summary, Provenance: prov(c), Recorded: true}}})
-		b.t.steps = append(b.t.steps, step{Step: fmt.Sprintf("compact-%d", k), Type: "compact", Card: id})
+		prov := w.compaction(c)
+		b.t.cards = append(b.t.cards, lessonfile.Card{ID: id, Covers: b.window,
+			Versions: []lessonfile.Version{{Content: c.Summary, Provenance: prov, Recorded: true}}})
+		b.t.steps = append(b.t.steps, lessonfile.Step{Step: fmt.Sprintf("compact-%d", k), Type: string(sim.StepCompact), Card: id})
 		b.window = []string{id}
 	case strings.TrimSpace(c.Summary) != "":
 		b.open()
-		b.cur.Messages = append(b.cur.Messages, message{ID: id, Role: "user",
-			Label: map[string]string{"en": "Summary the session starts from", "ja": "セッションの出発点の要約"}, Content: c.Summary})
+		b.cur.Messages = append(b.cur.Messages, lessonfile.Message{ID: id, Role: string(sim.RoleUser), Label: w.text("carried", nil), Content: c.Summary})
 		b.kind.carried = id
 		b.flush()
 	}
@@ -286,7 +167,7 @@ func (b *traceBuilder) user(i int, m transcript.Message) {
 	b.flush()
 	b.open()
 	b.kind.user = fmt.Sprintf("u%d", i+1)
-	b.cur.Messages = append(b.cur.Messages, message{ID: b.kind.user, Role: "user", Label: labelOf(m.Text), Content: b.t.clip(m.Text)})
+	b.cur.Messages = append(b.cur.Messages, lessonfile.Message{ID: b.kind.user, Role: string(sim.RoleUser), Label: labelOf(m.Text), Content: b.t.clip(m.Text)})
 	if b.group == 1 {
 		b.flush()
 	}
@@ -304,12 +185,12 @@ func (b *traceBuilder) response(i int, m transcript.Message) {
 	u := usageOf(m.Usage)
 	first := true
 	if strings.TrimSpace(m.Text) != "" || len(m.Calls) == 0 {
-		r.text = fmt.Sprintf("a%d", i+1)
+		r.Text = fmt.Sprintf("a%d", i+1)
 		text := m.Text
 		if strings.TrimSpace(text) == "" {
 			text = "(no text)"
 		}
-		b.cur.Messages = append(b.cur.Messages, message{ID: r.text, Role: "assistant", Label: labelOf(text), Content: b.t.clip(text), Usage: u})
+		b.cur.Messages = append(b.cur.Messages, lessonfile.Message{ID: r.Text, Role: string(sim.RoleAssistant), Label: labelOf(text), Content: b.t.clip(text), Usage: u})
 		u, first = nil, false
 	}
 	for _, c := range m.Calls {
@@ -322,10 +203,10 @@ func (b *traceBuilder) response(i int, m transcript.Message) {
 		if strings.TrimSpace(args) == "" {
 			args = "{}"
 		}
-		b.cur.Messages = append(b.cur.Messages, message{Call: &call{ID: id, Tool: c.Name, ArgsJSON: args, Result: b.t.clip(nonEmpty(res)), Usage: u,
-			Continues: !first}})
+		b.cur.Messages = append(b.cur.Messages, lessonfile.Message{Call: &lessonfile.Call{ID: id, Tool: c.Name, ArgsJSON: args,
+			Result: lessonfile.TextResult(b.t.clip(nonEmpty(res))), Usage: u, Continues: !first}})
 		u, first = nil, false
-		r.calls = append(r.calls, id)
+		r.Calls = append(r.Calls, id)
 		b.t.calls++
 	}
 	b.kind.responses = append(b.kind.responses, r)
@@ -353,15 +234,15 @@ func nonEmpty(s string) string {
 	return s
 }
 
-func usageOf(u *transcript.Usage) *usage {
+func usageOf(u *transcript.Usage) *lessonfile.Usage {
 	if u == nil {
 		return nil
 	}
-	return &usage{Input: u.Input, CacheRead: u.CacheRead, CacheCreation: u.CacheCreation, Output: u.Output}
+	return &lessonfile.Usage{Input: u.Input, CacheRead: u.CacheRead, CacheCreation: u.CacheCreation, Output: u.Output}
 }
 
 // labelOf names a message by its first line, cut to a label's length.
-func labelOf(text string) map[string]string {
+func labelOf(text string) sim.Text {
 	line := strings.TrimSpace(text)
 	if i := strings.IndexByte(line, '\n'); i >= 0 {
 		line = strings.TrimSpace(line[:i])
@@ -373,7 +254,7 @@ func labelOf(text string) map[string]string {
 	if line == "" {
 		line = "…"
 	}
-	return map[string]string{"en": line}
+	return sim.Text{scenarios.Languages[0]: line}
 }
 
 // ids gives tool calls ids the loader accepts, unique within the lesson.
@@ -381,10 +262,8 @@ type idSet struct{ seen map[string]bool }
 
 func newIDs() *idSet { return &idSet{seen: map[string]bool{}} }
 
-var toolUseID = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
-
 func (s *idSet) call(id string) string {
-	if !toolUseID.MatchString(id) || strings.HasPrefix(id, "toolu_rr") || s.seen[id] {
+	if !scenarios.ValidCallID(id) || s.seen[id] {
 		id = fmt.Sprintf("tool_%d", len(s.seen)+1)
 	}
 	s.seen[id] = true

@@ -15,15 +15,14 @@ import (
 	"path/filepath"
 	"time"
 
-	"gopkg.in/yaml.v3"
-
 	"ctxsim/scenarios"
+	"ctxsim/scenarios/lessonfile"
 	"ctxsim/sim"
 	"ctxsim/summarizer"
 )
 
 // File is the name of the recordings file in a lesson directory.
-const File = "recordings.yaml"
+const File = lessonfile.RecordingsFile
 
 // Summarizer is what Record needs of a summarizer client.
 type Summarizer interface {
@@ -49,17 +48,6 @@ type Report struct {
 	Versions int // all versions per card once the recordings are loaded
 }
 
-// entry is one recording as recordings.yaml stores it.
-type entry struct {
-	Card     string `yaml:"card"`
-	Content  string `yaml:"content"`
-	Model    string `yaml:"model"`
-	Endpoint string `yaml:"endpoint"`
-	API      string `yaml:"api"`
-	Date     string `yaml:"date"`
-	Prompt   string `yaml:"prompt"`
-}
-
 // Record asks the summarizer N times for every card of the lesson, writes
 // the recordings file (replacing an earlier one) and loads the lesson again
 // to check it. Nothing is written when a call fails.
@@ -76,7 +64,7 @@ func Record(ctx context.Context, o Options) (*Report, error) {
 		return nil, fmt.Errorf("record: lesson %s has no summary cards (summaries.yaml of compaction, compression or history)", o.ID)
 	}
 	rep := &Report{Path: filepath.Join(o.Dir, o.ID, File), Cards: len(cards), Authored: authored(cards[0])}
-	var out []entry
+	var out []lessonfile.RecordedSummary
 	for _, c := range cards {
 		conv, err := conversation(lesson.Lesson, cards, c)
 		if err != nil {
@@ -94,7 +82,7 @@ func Record(ctx context.Context, o Options) (*Report, error) {
 			if err != nil {
 				return nil, fmt.Errorf("record: card %s: %w", c.ID, err)
 			}
-			out = append(out, entry{Card: c.ID, Content: s.Text, Model: s.Model, Endpoint: s.Endpoint, API: string(s.API),
+			out = append(out, lessonfile.RecordedSummary{Card: c.ID, Content: s.Text, Model: s.Model, Endpoint: s.Endpoint, API: string(s.API),
 				Date: s.Date.UTC().Format(time.RFC3339), Prompt: s.Prompt})
 			rep.Recorded++
 		}
@@ -161,20 +149,18 @@ func covered(l *sim.Lesson, cards []sim.Card, id string) (string, string, error)
 
 // write stores the recordings atomically: a temporary file renamed over
 // the old one.
-func write(path, id string, out []entry) error {
-	data, err := yaml.Marshal(struct {
-		Recordings []entry `yaml:"recordings"`
-	}{out})
+func write(path, id string, out []lessonfile.RecordedSummary) error {
+	head := "# Summaries recorded by `ctxsim record` for lesson " + id + ": model output, each with the model, the\n" +
+		"# endpoint, the date and the prompt it was asked with. The lesson shows them after its own versions.\n"
+	data, err := lessonfile.Encode(lessonfile.Recordings{Recordings: out}, head)
 	if err != nil {
 		return fmt.Errorf("record: %w", err)
 	}
-	head := "# Summaries recorded by `ctxsim record` for lesson " + id + ": model output, each with the model, the\n" +
-		"# endpoint, the date and the prompt it was asked with. The lesson shows them after its own versions.\n"
 	tmp, err := os.CreateTemp(filepath.Dir(path), File+".*")
 	if err != nil {
 		return fmt.Errorf("record: %w", err)
 	}
-	_, werr := tmp.WriteString(head + string(data))
+	_, werr := tmp.Write(data)
 	cerr := tmp.Close()
 	if err := errors.Join(werr, cerr); err != nil {
 		os.Remove(tmp.Name())

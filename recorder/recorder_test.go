@@ -15,9 +15,8 @@ import (
 	"testing"
 	"time"
 
-	"gopkg.in/yaml.v3"
-
 	"ctxsim/scenarios"
+	"ctxsim/scenarios/lessonfile"
 	"ctxsim/summarizer"
 	"ctxsim/tokens"
 )
@@ -128,12 +127,12 @@ func TestRecordCompaction(t *testing.T) {
 	if rep.Cards != 3 || rep.Recorded != 6 || rep.Authored != 5 || rep.Versions != 7 || len(*got) != 6 {
 		t.Errorf("report %+v, %d calls; want 3 cards, 6 recordings, 5 + 2 versions", rep, len(*got))
 	}
-	var file struct{ Recordings []entry }
+	var file lessonfile.Recordings
 	data, err := os.ReadFile(filepath.Join(dir, "context-memory", File))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := yaml.Unmarshal(data, &file); err != nil {
+	if _, err := lessonfile.Decode(File, data, &file); err != nil {
 		t.Fatal(err)
 	}
 	first := file.Recordings[0]

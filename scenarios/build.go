@@ -12,23 +12,26 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"ctxsim/scenarios/lessonfile"
 	"ctxsim/sim"
 )
 
 var lessonID = regexp.MustCompile(`^[a-z0-9][a-z0-9-]{0,63}$`)
 
-// toolUseID is what a tool_use id may look like (providers use toolu_01…);
-// toolu_rr… is kept for the workspace's re-reads.
+// toolUseID is what a tool_use id may look like (providers use toolu_01…).
 var toolUseID = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
 
-// reservedSteps are narration keys the harness and its mechanisms use for
-// their own frames; a trace step may not take them.
-var reservedSteps = []string{"crossed", "selected", "summary", "replaced", "overflow", "refused", "reread"}
+// ValidCallID reports whether id may be the tool_use id of a call of a
+// lesson file: it looks like a provider's, and does not take the prefix of
+// the workspace's re-reads (sim.RereadIDPrefix).
+func ValidCallID(id string) bool {
+	return toolUseID.MatchString(id) && !strings.HasPrefix(id, sim.RereadIDPrefix)
+}
 
 // builder validates raw lesson data and builds a *sim.Lesson, stopping at
 // the first problem with its file, line and field.
 type builder struct {
-	f     *yamlFile
+	f     *lessonfile.File
 	files fileReader
 	ids   map[string]string // block id -> field path where it was declared
 	paths map[string]string // message id -> its field path, for later checks
@@ -40,6 +43,7 @@ type builder struct {
 	workspace []sim.WorkspaceFile // the workspace's files, read before the trace
 	writes    []string            // files a write call creates
 	results   map[string]bool     // ids of the trace's tool results
+	reads     []string            // the tools of the trace's read calls, in order
 	recorded  bool                // recordings.yaml added versions to cards
 	origin    string              // where the trace's texts come from: authored, or recorded
 }
@@ -52,11 +56,18 @@ type fileReader interface {
 
 func (b *builder) fail(path, format string, args ...any) {
 	if b.err == nil {
-		b.err = b.f.errorAt(path, fmt.Sprintf(format, args...))
+		b.err = b.f.ErrorAt(path, fmt.Sprintf(format, args...))
 	}
 }
 
-func buildLesson(f *yamlFile, raw *rawLesson, files fileReader) (*sim.Lesson, error) {
+// failWith keeps err, an *Error of a lesson file, as the first problem.
+func (b *builder) failWith(err error) {
+	if e, ok := err.(*Error); ok && b.err == nil {
+		b.err = e
+	}
+}
+
+func buildLesson(f *lessonfile.File, raw *lessonfile.Lesson, files fileReader) (*sim.Lesson, error) {
 	b := &builder{f: f, files: files, ids: map[string]string{"system": "system"}, paths: map[string]string{}, origin: sim.OriginAuthored}
 	if raw.Recorded != nil {
 		b.origin = sim.OriginRecorded
@@ -68,12 +79,16 @@ func buildLesson(f *yamlFile, raw *rawLesson, files fileReader) (*sim.Lesson, er
 	}
 	l.Facts = b.facts(raw.Facts)
 	l.System = b.system(raw.System)
-	b.workspaceFiles(raw.Mechanisms.Workspace)
+	configs := b.configs(raw.Mechanisms)
+	if b.err != nil {
+		return nil, b.err
+	}
+	b.workspaceFiles(configs)
 	l.Trace = b.trace(raw.Trace, l.Facts)
 	if b.err != nil {
 		return nil, b.err
 	}
-	b.mechanisms(raw, l)
+	b.mechanisms(configs, l)
 	if b.err != nil {
 		return nil, b.err
 	}
@@ -95,12 +110,12 @@ func buildLesson(f *yamlFile, raw *rawLesson, files fileReader) (*sim.Lesson, er
 	return l, nil
 }
 
-func (b *builder) header(raw *rawLesson, l *sim.Lesson) {
+func (b *builder) header(raw *lessonfile.Lesson, l *sim.Lesson) {
 	switch {
 	case !lessonID.MatchString(raw.ID):
 		b.fail("id", "must match %s, got %q", lessonID, raw.ID)
-	case raw.Title["en"] == "" || raw.Title["ja"] == "":
-		b.fail("title", "needs both en and ja")
+	case !inEvery(raw.Title):
+		b.fail("title", "needs %s", everyLanguage())
 	case raw.Window <= 0 || raw.Window > MaxWindow:
 		b.fail("window", "must be a number of tokens from 1 to %d, got %d", MaxWindow, raw.Window)
 	case raw.Sizes != "" && raw.Sizes != "trace" && raw.Sizes != "counted":
@@ -123,7 +138,7 @@ func (b *builder) checkParams(l *sim.Lesson) {
 	}
 }
 
-func (b *builder) facts(raw []rawFact) []sim.Fact {
+func (b *builder) facts(raw []lessonfile.Fact) []sim.Fact {
 	var out []sim.Fact
 	for i, rf := range raw {
 		path := fmt.Sprintf("facts[%d]", i)
@@ -135,15 +150,15 @@ func (b *builder) facts(raw []rawFact) []sim.Fact {
 			b.fail(path+".pattern", "is required")
 		case err != nil:
 			b.fail(path+".pattern", "is not a valid regular expression: %v", err)
-		case rf.Label["en"] == "" || rf.Label["ja"] == "":
-			b.fail(path+".label", "needs both en and ja")
+		case !inEvery(rf.Label):
+			b.fail(path+".label", "needs %s", everyLanguage())
 		}
 		out = append(out, sim.Fact{ID: rf.ID, Pattern: re, Label: rf.Label})
 	}
 	return out
 }
 
-func (b *builder) system(rm rawMessage) sim.Message {
+func (b *builder) system(rm lessonfile.Message) sim.Message {
 	m := sim.Message{ID: "system", Role: sim.RoleSystem, Kind: sim.KindPrompt, Label: rm.Label, Content: rm.Content,
 		Tokens: rm.Tokens, Origin: b.originOf("system.origin", rm.Origin)}
 	b.size("system", rm.Tokens)
@@ -182,14 +197,14 @@ func (b *builder) size(path string, tokens int) {
 var stepTypes = []sim.StepType{sim.StepSessionStart, sim.StepSessionEnd, sim.StepRemember, sim.StepMessages, sim.StepBranch, sim.StepCompact}
 
 // usageOf is a message's recorded usage (nil when the trace has none).
-func usageOf(r *rawUsage) *sim.Usage {
+func usageOf(r *lessonfile.Usage) *sim.Usage {
 	if r == nil {
 		return nil
 	}
 	return &sim.Usage{Input: r.Input, CacheRead: r.CacheRead, CacheCreation: r.CacheCreation, Output: r.Output}
 }
 
-func (b *builder) trace(raw []rawStep, facts []sim.Fact) []sim.Step {
+func (b *builder) trace(raw []lessonfile.Step, facts []sim.Fact) []sim.Step {
 	if len(raw) == 0 {
 		b.fail("trace", "needs at least one step")
 	}
@@ -208,8 +223,8 @@ func (b *builder) trace(raw []rawStep, facts []sim.Fact) []sim.Step {
 		switch {
 		case !lessonID.MatchString(rs.Step) || seen[rs.Step]:
 			b.fail(path+".step", "must be a unique id matching %s, got %q", lessonID, rs.Step)
-		case slices.Contains(reservedSteps, rs.Step) || strings.HasPrefix(rs.Step, "pass-"):
-			b.fail(path+".step", "%q is a narration key of the harness (%s, pass-N); choose another id", rs.Step, strings.Join(reservedSteps, ", "))
+		case sim.Reserved(rs.Step):
+			b.fail(path+".step", "%q is a narration key of the harness (%s, pass-N); choose another id", rs.Step, strings.Join(sim.ReservedSteps, ", "))
 		case !slices.Contains(stepTypes, st.Type):
 			b.fail(path+".type", "must be one of %v, got %q", stepTypes, rs.Type)
 		case rs.Show != "" && rs.Show != "request":
@@ -236,7 +251,7 @@ func (b *builder) trace(raw []rawStep, facts []sim.Fact) []sim.Step {
 
 // needs builds a step's needs: a fact, the narration key of the frame
 // that shows the recovery, and the calls the agent makes without it.
-func (b *builder) needs(path string, raw []rawNeed, facts []sim.Fact, seen map[string]bool) []sim.Need {
+func (b *builder) needs(path string, raw []lessonfile.Need, facts []sim.Fact, seen map[string]bool) []sim.Need {
 	var out []sim.Need
 	for i, rn := range raw {
 		p := fmt.Sprintf("%s.needs[%d]", path, i)
@@ -244,7 +259,7 @@ func (b *builder) needs(path string, raw []rawNeed, facts []sim.Fact, seen map[s
 		switch {
 		case !lessonID.MatchString(rn.Step) || seen[rn.Step]:
 			b.fail(p+".step", "must be an id matching %s that no step or other need uses, got %q", lessonID, rn.Step)
-		case slices.Contains(reservedSteps, rn.Step) || strings.HasPrefix(rn.Step, "pass-"):
+		case sim.Reserved(rn.Step):
 			b.fail(p+".step", "%q is a narration key of the harness; choose another id", rn.Step)
 		case len(rn.Messages) == 0 || rn.Messages[0].Role != string(sim.RoleAssistant):
 			b.fail(p+".messages", "must start with the assistant's message (the model call that makes the recovery)")
@@ -255,7 +270,7 @@ func (b *builder) needs(path string, raw []rawNeed, facts []sim.Fact, seen map[s
 	return out
 }
 
-func (b *builder) stepBody(path string, rs rawStep, st *sim.Step, facts []sim.Fact) {
+func (b *builder) stepBody(path string, rs lessonfile.Step, st *sim.Step, facts []sim.Fact) {
 	switch st.Type {
 	case sim.StepRemember:
 		if rs.Line == "" {
@@ -283,7 +298,7 @@ func (b *builder) stepBody(path string, rs rawStep, st *sim.Step, facts []sim.Fa
 	}
 }
 
-func (b *builder) branchSide(path string, raw []rawMessage, facts []sim.Fact) []sim.Message {
+func (b *builder) branchSide(path string, raw []lessonfile.Message, facts []sim.Fact) []sim.Message {
 	if len(raw) == 0 || raw[0].Role != string(sim.RoleAssistant) {
 		b.fail(path, "must start with an assistant message (the model call the lookup happens in)")
 	}
@@ -292,7 +307,7 @@ func (b *builder) branchSide(path string, raw []rawMessage, facts []sim.Fact) []
 
 // messages builds a step's messages: plain messages and calls (a call
 // makes two messages). A tool result must follow its call.
-func (b *builder) messages(path string, raw []rawMessage, facts []sim.Fact) []sim.Message {
+func (b *builder) messages(path string, raw []lessonfile.Message, facts []sim.Fact) []sim.Message {
 	var out []sim.Message
 	for j, rm := range raw {
 		p := fmt.Sprintf("%s[%d]", path, j)
@@ -330,7 +345,7 @@ func (b *builder) messages(path string, raw []rawMessage, facts []sim.Fact) []si
 var roles = []sim.Role{sim.RoleUser, sim.RoleAssistant, sim.RoleTool}
 var kinds = []sim.Kind{sim.KindText, sim.KindToolCall, sim.KindToolResult}
 
-func (b *builder) message(path string, rm rawMessage, facts []sim.Fact) sim.Message {
+func (b *builder) message(path string, rm lessonfile.Message, facts []sim.Fact) sim.Message {
 	m := sim.Message{ID: rm.ID, Role: sim.Role(rm.Role), Kind: sim.Kind(rm.Kind), Label: rm.Label, Tokens: rm.Tokens,
 		Content: rm.Content, Origin: b.originOf(path+".origin", rm.Origin), Usage: usageOf(rm.Usage), Continues: rm.Continues,
 		Chars: rm.Chars, Tool: rm.Tool}
@@ -413,7 +428,7 @@ func (b *builder) checkFact(path, id string, facts []sim.Fact) {
 }
 
 // call builds a tool call and its result.
-func (b *builder) call(p string, rc *rawCall) []sim.Message {
+func (b *builder) call(p string, rc *lessonfile.Call) []sim.Message {
 	if !b.counted {
 		b.fail(p, "calls are for lessons that count their tokens (sizes: counted); give the call and its result as two messages with tokens")
 		return nil
@@ -421,8 +436,8 @@ func (b *builder) call(p string, rc *rawCall) []sim.Message {
 	switch {
 	case rc.Tool == "":
 		b.fail(p+".tool", "is required")
-	case !toolUseID.MatchString(rc.ID) || strings.HasPrefix(rc.ID, "toolu_rr"):
-		b.fail(p+".id", "must be a tool_use id matching %s (toolu_rr… is kept for re-reads), got %q", toolUseID, rc.ID)
+	case !ValidCallID(rc.ID):
+		b.fail(p+".id", "must be a tool_use id matching %s (%s… is kept for re-reads), got %q", toolUseID, sim.RereadIDPrefix, rc.ID)
 	}
 	b.markResult("result-" + rc.ID)
 	call := sim.Message{ID: "call-" + rc.ID, Role: sim.RoleAssistant, Kind: sim.KindToolCall, Tool: rc.Tool, ToolUseID: rc.ID,
@@ -450,13 +465,14 @@ func (b *builder) call(p string, rc *rawCall) []sim.Message {
 	switch {
 	case rc.Read != "":
 		res.Op = &sim.FileOp{Op: sim.OpRead, Path: rc.Read}
-		args = [][2]any{{"path", rc.Read}}
+		args = [][2]any{{pathArg, rc.Read}}
+		b.reads = append(b.reads, rc.Tool)
 	case rc.Write != "":
 		res.Op = &sim.FileOp{Op: sim.OpWrite, Path: rc.Write}
-		args = [][2]any{{"path", rc.Write}, {"content", b.writeText(p+".write", rc.Write)}}
+		args = [][2]any{{pathArg, rc.Write}, {"content", b.writeText(p+".write", rc.Write)}}
 	case rc.Edit != nil:
 		res.Op = &sim.FileOp{Op: sim.OpEdit, Path: rc.Edit.Path, Old: rc.Edit.Old, New: rc.Edit.New}
-		args = [][2]any{{"path", rc.Edit.Path}, {"old_string", rc.Edit.Old}, {"new_string", rc.Edit.New}}
+		args = [][2]any{{pathArg, rc.Edit.Path}, {"old_string", rc.Edit.Old}, {"new_string", rc.Edit.New}}
 	default:
 		args = b.argsOf(p+".args", &rc.Args)
 		res.Content, res.Origin = b.result(p+".result", &rc.Result)
@@ -480,7 +496,7 @@ func (b *builder) call(p string, rc *rawCall) []sim.Message {
 	call.Content = fmt.Sprintf("%s(%s)", rc.Tool, call.Args)
 	call.Label = rc.Label
 	if call.Label == nil {
-		call.Label = sim.Text{"en": labelOf(rc.Tool, args)}
+		call.Label = sim.Text{Languages[0]: labelOf(rc.Tool, args)}
 	}
 	res.Label = call.Label
 	return []sim.Message{call, res}
@@ -568,34 +584,20 @@ func (b *builder) result(p string, n *yaml.Node) (string, string) {
 		b.fail(p, "must be a text or a mapping with text, or file (and gen, chars)")
 		return "", ""
 	}
-	var text, file string
-	chars := -1
-	gen := false
-	for i := 0; i+1 < len(n.Content); i += 2 {
-		k, v := n.Content[i].Value, n.Content[i+1]
-		switch k {
-		case "text":
-			text = v.Value
-		case "file":
-			file = v.Value
-		case "chars":
-			c, err := strconv.Atoi(v.Value)
-			if err != nil || v.Tag != "!!int" || c <= 0 {
-				b.fail(p+".chars", "must be a positive integer, got %q", v.Value)
-			}
-			chars = c
-		case "gen":
-			gen = true // tools/gentrace's input
-		default:
-			b.fail(p+"."+k, "is not a field of a result (text, file, chars, gen)")
-		}
+	var r lessonfile.Result
+	if err := b.f.DecodeNode(p, n, &r); err != nil {
+		b.failWith(err)
+		return "", ""
 	}
+	text, file, gen := r.Text, r.File, r.Gen != nil // gen: tools/gentrace's input
 	switch {
 	case (text == "") == (file == ""):
 		b.fail(p, "needs exactly one of text and file")
 		return "", ""
 	case text != "" && gen:
 		b.fail(p+".gen", "is for generated results (file)")
+	case r.Chars <= 0 && hasKey(n, "chars"):
+		b.fail(p+".chars", "must be a positive integer, got %d", r.Chars)
 	}
 	origin := b.origin
 	if file != "" {
@@ -609,10 +611,20 @@ func (b *builder) result(p string, n *yaml.Node) (string, string) {
 			origin = sim.OriginGenerated
 		}
 	}
-	if chars >= 0 && runes(text) != chars {
-		b.fail(p+".chars", "says %d characters; the text has %d", chars, runes(text))
+	if r.Chars > 0 && runes(text) != r.Chars {
+		b.fail(p+".chars", "says %d characters; the text has %d", r.Chars, runes(text))
 	}
 	return text, origin
+}
+
+// hasKey reports whether mapping n has key.
+func hasKey(n *yaml.Node, key string) bool {
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		if n.Content[i].Value == key {
+			return true
+		}
+	}
+	return false
 }
 
 func runes(s string) int { return len([]rune(s)) }

@@ -49,41 +49,6 @@ func TestLessonFilesRegular(t *testing.T) {
 	}
 }
 
-// TestPlainYAML: what decoding would quietly change is refused with the
-// line and the field: a second document, an explicit tag, a null list
-// item, an alias.
-func TestPlainYAML(t *testing.T) {
-	type doc struct {
-		Window int      `yaml:"window"`
-		Sizes  []int    `yaml:"sizes"`
-		Names  []string `yaml:"names"`
-	}
-	tests := []struct {
-		name, yaml string
-		line       int
-		field, msg string
-	}{
-		{"second document", "window: 5\n---\nwindow: 6\n", 2, "", "second YAML document"},
-		{"explicit float", "window: !!float 1.5\n", 1, "window", "explicit tag"},
-		{"null item", "sizes:\n  - 1\n  -\n  - 3\n", 3, "sizes[1]", "empty list item"},
-		{"alias", "names: &n [a]\nsizes: [1]\n", 1, "names", "anchors"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			var d doc
-			_, err := decodeYAML("demo/lesson.yaml", []byte(tt.yaml), &d)
-			e, ok := err.(*Error)
-			if !ok || e.Line != tt.line || e.Field != tt.field || !strings.Contains(e.Msg, tt.msg) {
-				t.Errorf("decodeYAML = %v; want line %d, field %q, %q", err, tt.line, tt.field, tt.msg)
-			}
-		})
-	}
-	var d doc
-	if _, err := decodeYAML("demo/lesson.yaml", []byte("window: 5\nsizes: [1, 2]\nnames: [\"1.5\", null-ish]\n"), &d); err != nil {
-		t.Errorf("a plain file: %v", err)
-	}
-}
-
 // TestWindowRange: a window of 2^63−1 tokens is refused, not replayed:
 // no number of a lesson file may pass MaxNumber (a window past MaxWindow
 // but within it is refused by its own range, TestLoadErrors).

@@ -11,6 +11,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"ctxsim/scenarios/lessonfile"
 	"ctxsim/sim"
 	"ctxsim/textcut"
 
@@ -124,7 +125,7 @@ func isRecorded(fsys fs.FS, p string) bool {
 // lesson.yaml: within the authored size, the file decides after decoding
 // (LoadDir); over it, only a file declaring `recorded:` early is read.
 func tierOf(fsys fs.FS, dir string) (Limits, error) {
-	p := path.Join(dir, "lesson.yaml")
+	p := path.Join(dir, lessonfile.LessonFile)
 	fi, err := fs.Stat(fsys, p)
 	if err != nil {
 		return Limits{}, err
@@ -150,7 +151,7 @@ func sizeText(n int64) string {
 
 // checkCounts refuses a built lesson whose counts are over lim, naming the
 // field of lesson.yaml that holds them.
-func checkCounts(f *yamlFile, raw *rawLesson, l *Lesson, lim Limits) error {
+func checkCounts(f *lessonfile.File, raw *lessonfile.Lesson, l *Lesson, lim Limits) error {
 	msgs := 0
 	for _, st := range l.Trace {
 		msgs += len(st.Messages)
@@ -159,7 +160,7 @@ func checkCounts(f *yamlFile, raw *rawLesson, l *Lesson, lim Limits) error {
 		}
 	}
 	if msgs > lim.Messages {
-		return f.errorAt("trace", fmt.Sprintf("has %d messages; %s may have at most %d", msgs, lim.Tier, lim.Messages))
+		return f.ErrorAt("trace", fmt.Sprintf("has %d messages; %s may have at most %d", msgs, lim.Tier, lim.Messages))
 	}
 	for i, st := range raw.Trace {
 		for j, m := range st.Messages {
@@ -170,7 +171,7 @@ func checkCounts(f *yamlFile, raw *rawLesson, l *Lesson, lim Limits) error {
 				}
 			}
 			if n > lim.MessageBytes {
-				return f.errorAt(p, fmt.Sprintf("has %d bytes; a message of %s may have at most %d (%s)",
+				return f.ErrorAt(p, fmt.Sprintf("has %d bytes; a message of %s may have at most %d (%s)",
 					n, lim.Tier, lim.MessageBytes, sizeText(int64(lim.MessageBytes))))
 			}
 			for _, t := range []struct{ path, text string }{{"content", m.Content}, {"call.result", callResult(m.Call)}} {
@@ -181,15 +182,15 @@ func checkCounts(f *yamlFile, raw *rawLesson, l *Lesson, lim Limits) error {
 		}
 	}
 	if len(raw.Facts) > lim.Facts {
-		return f.errorAt("facts", fmt.Sprintf("has %d facts; %s may have at most %d", len(raw.Facts), lim.Tier, lim.Facts))
+		return f.ErrorAt("facts", fmt.Sprintf("has %d facts; %s may have at most %d", len(raw.Facts), lim.Tier, lim.Facts))
 	}
 	for i, ft := range raw.Facts {
 		if len(ft.Pattern) > lim.PatternBytes {
-			return f.errorAt(fmt.Sprintf("facts[%d].pattern", i), fmt.Sprintf("has %d bytes; a pattern may have at most %d", len(ft.Pattern), lim.PatternBytes))
+			return f.ErrorAt(fmt.Sprintf("facts[%d].pattern", i), fmt.Sprintf("has %d bytes; a pattern may have at most %d", len(ft.Pattern), lim.PatternBytes))
 		}
 	}
-	if n := memoryLines(raw); n > lim.MemoryLines {
-		return f.errorAt("mechanisms.memory", fmt.Sprintf("holds %d lines of MEMORY.md; %s may have at most %d", n, lim.Tier, lim.MemoryLines))
+	if n := memoryLines(raw, l); n > lim.MemoryLines {
+		return f.ErrorAt("mechanisms.memory", fmt.Sprintf("holds %d lines of MEMORY.md; %s may have at most %d", n, lim.Tier, lim.MemoryLines))
 	}
 	text := 0
 	for _, t := range l.Texts() {
@@ -199,18 +200,18 @@ func checkCounts(f *yamlFile, raw *rawLesson, l *Lesson, lim Limits) error {
 		}
 	}
 	if text > lim.TextBytes {
-		return f.errorAt("trace", fmt.Sprintf("its texts (messages, answers, summaries, memory) hold %d bytes; %s may have at most %d (%s)",
+		return f.ErrorAt("trace", fmt.Sprintf("its texts (messages, answers, summaries, memory) hold %d bytes; %s may have at most %d (%s)",
 			text, lim.Tier, lim.TextBytes, sizeText(int64(lim.TextBytes))))
 	}
 	if n := len(l.PresetPolicies()); n > lim.Presets {
-		return f.errorAt("mechanisms", fmt.Sprintf("offers %d preset policies (every combination of the buttons' values); %s may offer at most %d",
+		return f.ErrorAt("mechanisms", fmt.Sprintf("offers %d preset policies (every combination of the buttons' values); %s may offer at most %d",
 			n, lim.Tier, lim.Presets))
 	}
 	return nil
 }
 
 // callResult is the text of a call's result in the file; "" for none.
-func callResult(c *rawCall) string {
+func callResult(c *lessonfile.Call) string {
 	if c == nil {
 		return ""
 	}
@@ -218,13 +219,13 @@ func callResult(c *rawCall) string {
 }
 
 // checkRun refuses a text holding a run longer than lim.RunBytes.
-func checkRun(f *yamlFile, path, text string, lim Limits) error {
+func checkRun(f *lessonfile.File, path, text string, lim Limits) error {
 	if lim.RunBytes == 0 {
 		return nil
 	}
 	if at, n := longestRun(text); n > lim.RunBytes {
 		start := textcut.Prefix(text[at:], 40)
-		return f.errorAt(path, fmt.Sprintf("holds a run of %d bytes of letters or of punctuation (from %q); a text of %s may hold runs of at most %d: counting tokens takes time quadratic in a run",
+		return f.ErrorAt(path, fmt.Sprintf("holds a run of %d bytes of letters or of punctuation (from %q); a text of %s may hold runs of at most %d: counting tokens takes time quadratic in a run",
 			n, start, lim.Tier, lim.RunBytes))
 	}
 	return nil
@@ -271,10 +272,10 @@ func resultText(n *yaml.Node) string {
 
 // memoryLines is the lines MEMORY.md starts with and the lines the
 // trace's steps remember.
-func memoryLines(raw *rawLesson) int {
+func memoryLines(raw *lessonfile.Lesson, l *Lesson) int {
 	n := 0
-	if m := raw.Mechanisms.Memory; m != nil {
-		n = len(m.Lines)
+	if m, ok := l.Mechanism("memory"); ok {
+		n = len(m.(sim.MemoryStore).Lines)
 	}
 	for _, st := range raw.Trace {
 		if st.Line != "" {

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"ctxsim/scenarios/lessonfile"
 	"ctxsim/sim"
 
 	"github.com/yuin/goldmark"
@@ -156,42 +157,41 @@ func LoadDir(fsys fs.FS, dir, prefix string, md goldmark.Markdown, tok sim.Token
 	files := dirFiles{fsys: fsys, dir: dir, prefix: prefix, read_: new(int64)}
 	lim, err := tierOf(fsys, dir)
 	if err != nil {
-		return nil, &Error{File: files.name("lesson.yaml"), Msg: err.Error()}
+		return nil, &Error{File: files.name(lessonfile.LessonFile), Msg: err.Error()}
 	}
 	files.lim = lim
-	data, err := files.read("lesson.yaml")
+	data, err := files.read(lessonfile.LessonFile)
 	if err != nil {
-		return nil, &Error{File: files.name("lesson.yaml"), Msg: err.Error()}
+		return nil, &Error{File: files.name(lessonfile.LessonFile), Msg: err.Error()}
 	}
-	var raw rawLesson
-	yf, err := decodeYAML(files.name("lesson.yaml"), data, &raw)
+	raw, yf, err := lessonfile.DecodeLesson(files.name(lessonfile.LessonFile), data)
 	if err != nil {
 		return nil, err
 	}
 	if raw.Recorded != nil && lim.Tier != Recorded().Tier {
 		files.lim = Recorded() // a small imported session
 	} else if raw.Recorded == nil && lim.Tier == Recorded().Tier {
-		return nil, yf.errorAt("recorded", "is missing: a lesson.yaml this large must be an imported session")
+		return nil, yf.ErrorAt("recorded", "is missing: a lesson.yaml this large must be an imported session")
 	}
-	sl, err := buildLesson(yf, &raw, files)
+	sl, err := buildLesson(yf, raw, files)
 	if err != nil {
 		return nil, err
 	}
 	if raw.ID != path.Base(dir) {
-		return nil, yf.errorAt("id", fmt.Sprintf("must equal the directory name %q, got %q", path.Base(dir), raw.ID))
+		return nil, yf.ErrorAt("id", fmt.Sprintf("must equal the directory name %q, got %q", path.Base(dir), raw.ID))
 	}
-	l := &Lesson{Lesson: sl, Narration: map[string]map[string]Section{}, Draw: raw.Draw, Limits: files.lim, file: files.name("lesson.yaml")}
-	if err := checkCounts(yf, &raw, l, files.lim); err != nil {
+	l := &Lesson{Lesson: sl, Narration: map[string]map[string]Section{}, Draw: raw.Draw, Limits: files.lim, file: files.name(lessonfile.LessonFile)}
+	if err := checkCounts(yf, raw, l, files.lim); err != nil {
 		return nil, err
 	}
 	if l.Draw == "" {
 		l.Draw = DrawBlocks
 	}
 	if l.Draw != DrawBlocks && l.Draw != DrawPairs {
-		return nil, yf.errorAt("draw", fmt.Sprintf("must be %s or %s, got %q", DrawBlocks, DrawPairs, raw.Draw))
+		return nil, yf.ErrorAt("draw", fmt.Sprintf("must be %s or %s, got %q", DrawBlocks, DrawPairs, raw.Draw))
 	}
 	for _, lang := range Languages {
-		f := "narration." + lang + ".md"
+		f := lessonfile.NarrationFile(lang)
 		data, err := files.read(f)
 		if err != nil {
 			return nil, &Error{File: files.name(f), Msg: "cannot read narration: " + err.Error()}
@@ -220,7 +220,7 @@ func LoadDir(fsys fs.FS, dir, prefix string, md goldmark.Markdown, tok sim.Token
 // to require a section for every frame.
 func checkNarration(l *Lesson, name func(string) string, tok sim.Tokenizer) error {
 	for _, lang := range Languages {
-		file := name("narration." + lang + ".md")
+		file := name(lessonfile.NarrationFile(lang))
 		for _, k := range RequiredSections {
 			if _, ok := l.Narration[lang][k]; !ok {
 				return &Error{File: file, Field: k, Msg: "missing required section '@@ " + k + "'"}
@@ -247,7 +247,7 @@ func checkNarration(l *Lesson, name func(string) string, tok sim.Tokenizer) erro
 		}
 		for _, f := range r.Frames {
 			if !hasAny(l.Narration[Languages[0]], append(append([]string{}, f.Narration...), "@"+string(f.Kind))) {
-				return &Error{File: name("narration." + Languages[0] + ".md"), Field: f.Narration[len(f.Narration)-1],
+				return &Error{File: name(lessonfile.NarrationFile(Languages[0])), Field: f.Narration[len(f.Narration)-1],
 					Msg: "missing section for frame " + strconv.Itoa(f.Step) + " of policy " + p.String() + " (any of " + strings.Join(f.Narration, ", ") + ")"}
 			}
 		}

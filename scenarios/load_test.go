@@ -241,7 +241,7 @@ func TestLoadErrors(t *testing.T) {
 		}},
 		{"unknown mechanism", func(t *testing.T, f map[string]string) broken {
 			s := replaceOnce(t, f["lesson.yaml"], "  memory:\n    path: MEMORY.md", "  memry:\n    path: MEMORY.md")
-			return broken{"lesson.yaml", s, lineOf(t, s, "memry:", 1), "memry"}
+			return broken{"lesson.yaml", s, lineOf(t, s, "memry:", 1), "mechanisms.memry"}
 		}},
 		{"policy order missing a parameter", func(t *testing.T, f map[string]string) broken {
 			s := replaceOnce(t, f["lesson.yaml"], "policy: [compaction, memory, threshold, rec]", "policy: [compaction, memory, threshold]")
@@ -422,6 +422,8 @@ func TestTieredLessonDataErrors(t *testing.T) {
 			"trace[1].messages[0].call.result.file", lineOf("result: {file: results/toolu_01.txt,")},
 		{"unknown result key", "result: {file: results/toolu_01.txt,", "result: {colour: red, file: results/toolu_01.txt,", false,
 			"trace[1].messages[0].call.result.colour", lineOf("result: {file: results/toolu_01.txt,")},
+		{"a re-read tool without its argument", "  workspace:\n", "  workspace:\n    read: {tool: cat}\n", false,
+			"mechanisms.workspace.read", lineOf("  workspace:\n") + 1},
 		{"a result file outside the lesson", "result: {file: results/toolu_01.txt,", "result: {file: ../context-memory/lesson.yaml,", false,
 			"trace[1].messages[0].call.result.file", lineOf("result: {file: results/toolu_01.txt,")},
 	}

@@ -7,13 +7,39 @@ import (
 	"regexp"
 	"strings"
 
+	"ctxsim/catalog"
+	"ctxsim/sim"
+
 	"github.com/yuin/goldmark"
 	"github.com/yuin/goldmark/extension"
 	"github.com/yuin/goldmark/parser"
 )
 
-// Languages every lesson is written in; the first is the fallback.
-var Languages = []string{"en", "ja"}
+// Languages every lesson is written in: the catalog's (one per catalog
+// file); the first is the fallback.
+var Languages = catalog.Languages
+
+// inEvery reports whether t has a text in every language.
+func inEvery(t sim.Text) bool {
+	for _, lang := range Languages {
+		if t[lang] == "" {
+			return false
+		}
+	}
+	return true
+}
+
+// everyLanguage names the languages a text needs: "both en and ja".
+func everyLanguage() string {
+	switch n := len(Languages); n {
+	case 1:
+		return Languages[0]
+	case 2:
+		return "both " + Languages[0] + " and " + Languages[1]
+	default:
+		return strings.Join(Languages[:n-1], ", ") + " and " + Languages[n-1]
+	}
+}
 
 // Section is one narration section: a one-sentence headline (plain text
 // with {placeholders}) and a body of chunks, each a Markdown block rendered

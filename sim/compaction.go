@@ -159,38 +159,10 @@ func (r *compactionRun) compactMark(h *harness, st Step) {
 	r.compactRange(h, len(h.msgs), false, []string{"recorded"})
 }
 
-// keptFrom is where the kept tail starts: the last Tail messages, moved
-// back so that no tool result is kept without its call.
-func (r *compactionRun) keptFrom(msgs []Block) int {
-	n := len(msgs) - r.cfg.Tail
-	for n > 0 && n < len(msgs) {
-		j := callIndex(msgs, n)
-		if j < 0 || j >= n {
-			break
-		}
-		n = j
-	}
-	return n
-}
-
-// callIndex is the index of the call of msgs[i] when it is a tool result,
-// else -1.
-func callIndex(msgs []Block, i int) int {
-	if msgs[i].Role != RoleTool {
-		return -1
-	}
-	for j := i - 1; j >= 0; j-- {
-		if msgs[j].Kind == KindToolCall && msgs[j].ToolUseID == msgs[i].ToolUseID {
-			return j
-		}
-	}
-	return -1
-}
-
 // compact replaces everything between the header and the kept tail with
 // one summary, shown as four frames: crossed, selected, summary, replaced.
 func (r *compactionRun) compact(h *harness, emergency bool) {
-	r.compactRange(h, r.keptFrom(h.msgs), emergency, nil)
+	r.compactRange(h, h.keptFrom(h.msgs, len(h.msgs)-r.cfg.Tail), emergency, nil)
 }
 
 // compactRange replaces h.msgs[:n] with one summary. A recorded

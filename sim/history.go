@@ -67,10 +67,7 @@ func (r *historyRun) entered(h *harness, _ *Block) {
 	}
 	for len(h.msgs)-r.cfg.Keep > r.cfg.Messages {
 		i := r.cfg.Keep
-		n := 1
-		if h.msgs[i].Kind == KindToolCall && i+1 < len(h.msgs) && h.msgs[i+1].Role == RoleTool && h.msgs[i+1].ToolUseID == h.msgs[i].ToolUseID {
-			n = 2 // a call leaves with its result
-		}
+		n := h.slideSpan(h.msgs, i) // a call leaves with its result
 		for _, b := range h.msgs[i : i+n] {
 			h.event(Event{Type: EventSlid, Block: b.ID, Tokens: b.Tokens})
 		}

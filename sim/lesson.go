@@ -3,6 +3,9 @@ package sim
 import (
 	"cmp"
 	"regexp"
+	"slices"
+	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 )
@@ -10,18 +13,45 @@ import (
 // Text is a string in several languages, keyed by language code ("en", "ja").
 type Text map[string]string
 
+// Fallback is the language a Text falls back to, and the one the harness
+// writes the labels it makes in (catalog.Fallback).
+const Fallback = "en"
+
 // In returns the text in lang, falling back to English, then to any language.
 func (t Text) In(lang string) string {
 	if s, ok := t[lang]; ok {
 		return s
 	}
-	if s, ok := t["en"]; ok {
+	if s, ok := t[Fallback]; ok {
 		return s
 	}
 	for _, s := range t {
 		return s
 	}
 	return ""
+}
+
+// Narration keys the harness and its mechanisms give the frames they emit
+// themselves (a trace step's frames have its id): a compaction's four
+// frames, a refusal (FrameOverflow, FrameRefused), the workspace's re-read
+// (KeyReread) and each compressor pass (PassKey).
+const (
+	KeyReread  = "reread"
+	passPrefix = "pass-"
+)
+
+// ReservedSteps are the narration keys of the frames the harness and its
+// mechanisms emit; no step of a trace may take one (nor a PassKey).
+var ReservedSteps = []string{string(FrameCrossed), string(FrameSelected), string(FrameSummary), string(FrameReplaced),
+	string(FrameOverflow), string(FrameRefused), KeyReread}
+
+// PassKey is the narration key of a compressor's nth pass: pass-1, pass-2.
+func PassKey(n int) string { return passPrefix + strconv.Itoa(n) }
+
+// Reserved reports whether key is a narration key the harness or a
+// mechanism emits: a ReservedSteps key or a PassKey.
+func Reserved(key string) bool {
+	return slices.Contains(ReservedSteps, key) || strings.HasPrefix(key, passPrefix)
 }
 
 // Role is who a block speaks for in the request sent to the model.

@@ -1,13 +1,21 @@
 package sim
 
-import "fmt"
+import (
+	"fmt"
+	"slices"
+)
 
 // Pairs is the pairs mechanism: whether the harness keeps every tool call
 // with its result when it cuts or strips history (kept), or, the bug a
-// lesson can show, drops a result and leaves its call behind (broken). The
-// provider's check is the harness's own and always runs: a request with a
-// call whose result does not follow it, or a result without its call, is
-// refused, and the error names a message index.
+// lesson can show, cuts through a pair (broken). Every mechanism that cuts
+// history cuts by its rules (this file): a compaction's kept tail
+// (keptFrom), a sliding window (slideSpan), a compressor's Tier 1 (breaksPairs).
+// Under broken, the tail and the window are cut at their message counts,
+// leaving a result without its call, and Tier 1 deletes a result and
+// leaves its call. The provider's check is the harness's own and always
+// runs: a request with a call whose result does not follow it, or a
+// result without its call, is refused, and the error names a message
+// index.
 type Pairs struct{}
 
 // Name is "pairs".
@@ -20,6 +28,19 @@ func (Pairs) Params() []Param {
 
 func (Pairs) start(h *harness) hooks { return &pairsRun{broken: h.p.Get("pairs") == "broken"} }
 
+// Cuts reports whether m cuts history, so that the pairs mechanism's
+// broken mode has something to break: a compaction, a sliding window, a
+// compressor that strips old results.
+func Cuts(m Mechanism) bool {
+	switch m := m.(type) {
+	case Compaction, Tiered:
+		return true
+	case History:
+		return slices.Contains(m.Choices, HistorySliding)
+	}
+	return false
+}
+
 type pairsRun struct {
 	base
 	broken bool
@@ -31,9 +52,55 @@ func (r *pairsRun) frame(_ *harness, _ *Frame, fc frameCtx) {
 	}
 }
 
-// pairsBroken reports whether the policy has the harness drop results
-// without their calls.
-func (h *harness) pairsBroken() bool { return h.p.Get("pairs") == "broken" }
+// breaksPairs reports whether the lesson's pairs mechanism is broken: the
+// harness then cuts history through tool pairs.
+func (h *harness) breaksPairs() bool {
+	for _, m := range h.mechs {
+		if r, ok := m.(*pairsRun); ok {
+			return r.broken
+		}
+	}
+	return false
+}
+
+// keptFrom is where a kept tail of msgs from n starts: moved back so that
+// no tool result is kept without its call, unless pairs are broken.
+func (h *harness) keptFrom(msgs []Block, n int) int {
+	if h.breaksPairs() {
+		return n
+	}
+	for n > 0 && n < len(msgs) {
+		j := callIndex(msgs, n)
+		if j < 0 || j >= n {
+			break
+		}
+		n = j
+	}
+	return n
+}
+
+// callIndex is the index of the call of msgs[i] when it is a tool result,
+// else -1.
+func callIndex(msgs []Block, i int) int {
+	if msgs[i].Role != RoleTool {
+		return -1
+	}
+	for j := i - 1; j >= 0; j-- {
+		if msgs[j].Kind == KindToolCall && msgs[j].ToolUseID == msgs[i].ToolUseID {
+			return j
+		}
+	}
+	return -1
+}
+
+// slideSpan is how many messages leave msgs at i when the oldest slides
+// out of a window: a call with its result, unless pairs are broken.
+func (h *harness) slideSpan(msgs []Block, i int) int {
+	if !h.breaksPairs() && msgs[i].Kind == KindToolCall && i+1 < len(msgs) && msgs[i+1].Role == RoleTool && msgs[i+1].ToolUseID == msgs[i].ToolUseID {
+		return 2
+	}
+	return 1
+}
 
 // Provider errors of a request whose tool pairs are broken; the message
 // index and the tool_use id are filled in.

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -20,10 +21,51 @@ type Constraint struct {
 // user-role message at the tail, either replacing the previous one or
 // appending to the old ones. The model trusts it almost blindly, so code,
 // not the model, computes every figure.
+//
+// Its fields are its configuration as a lesson file gives it
+// (mechanisms.status_bar) but Cost, which the loader declares from the
+// lesson's other mechanisms (CostOf).
 type StatusBar struct {
 	Constraint Constraint
 	Todo       string // the TODO item the bar reports
+	// Cost is what the replace-versus-append cost model reads; nil: the
+	// lesson has no cost model (it does not price the cache).
+	Cost *CostInputs `yaml:"-"`
 }
+
+// CostInputs are the parameters of other mechanisms the status bar's cost
+// model reads, declared when the lesson is built: the cached-input price,
+// in percent of the input price, and the switches its two runs turn off
+// (a clock in the system prompt recomputes everything under both
+// policies: a cost common to both, noted beside the model).
+type CostInputs struct {
+	Price string   // a parameter holding a percent (the prompt cache's alpha)
+	Off   []string // on/off parameters set off in both runs
+}
+
+// CostOf declares the status bar's cost model from the mechanisms of a
+// lesson: priced by a prompt cache that has a price, with its clock, if
+// any, turned off. It returns nil when no mechanism prices the cache.
+func CostOf(ms []Mechanism) *CostInputs {
+	var c CostInputs
+	for _, m := range ms {
+		switch m := m.(type) {
+		case PromptCache:
+			if ps := m.Params(); m.Pricing && len(ps) > 0 {
+				c.Price = ps[0].Name
+			}
+		case Clock:
+			c.Off = append(c.Off, m.Params()[0].Name)
+		}
+	}
+	if c.Price == "" {
+		return nil
+	}
+	return &c
+}
+
+// statusID is the block id of the nth status the bar injects.
+func statusID(n int) string { return "status-" + strconv.Itoa(n) }
 
 // Name is "status_bar".
 func (StatusBar) Name() string { return "status_bar" }
@@ -61,8 +103,8 @@ func (r *statusRun) beforeCall(h *harness) {
 		})
 	}
 	text, headline := r.text(h.cur.Time)
-	b := h.textBlock(fmt.Sprintf("status-%d", r.calls), RoleUser, KindStatus, text)
-	b.Label, b.LabelKey = Text{"en": headline}, "block.status"
+	b := h.textBlock(statusID(r.calls), RoleUser, KindStatus, text)
+	b.Label, b.LabelKey = Text{Fallback: headline}, "block.status"
 	h.msgs = append(h.msgs, b)
 	h.event(Event{Type: EventStatusInjected, Block: b.ID, Tokens: b.Tokens})
 }
@@ -147,15 +189,16 @@ func (r *statusRun) frame(h *harness, f *Frame, fc frameCtx) {
 // finish adds the replace-versus-append cost model, priced at the lesson's
 // cached-input ratio.
 func (r *statusRun) finish(h *harness, rp *Replay) {
-	if _, ok := h.l.Param("alpha"); !ok {
+	in := r.cfg.Cost
+	if in == nil {
 		return
 	}
-	cm := statusCostModel(h.l, h.p, h.tok)
+	cm := statusCostModel(h.l, h.p, *in, h.tok)
 	rp.Fields = append(rp.Fields,
 		Field{Name: "cost_model", Value: []Field{{"S", round2(cm.S)}, {"R", round2(cm.R)}, {"N", cm.N}, {"alpha", cm.Alpha},
 			{"c_replace", round2(cm.CReplace)}, {"c_append", round2(cm.CAppend)}}},
 		Field{Name: "measured", Value: []Field{{"c_replace", round2(cm.MeasuredReplace)}, {"c_append", round2(cm.MeasuredAppend)}}})
-	rp.Panels = append(rp.Panels, cm.panel(h.p.On("clock")))
+	rp.Panels = append(rp.Panels, cm.panel(slices.ContainsFunc(in.Off, h.p.On)))
 	num := func(name string, v float64) Figure {
 		return Figure{Name: name, Value: int(math.Round(v)), Unit: UnitRounded}
 	}
@@ -331,20 +374,23 @@ type costModel struct {
 	MeasuredAppendOK bool    // measured append < measured replace
 }
 
-// statusCostModel runs l under replace and append (counter as in p, the
-// clock off: with a clock in the system prompt both recompute everything,
-// a cost common to both) and prices them at p's alpha.
-func statusCostModel(l *Lesson, p Policy, tok Tokenizer) costModel {
-	alpha := float64(p.Int("alpha")) / 100
+// statusCostModel runs l under replace and append (the other parameters
+// as in p but those in.Off, off: with a clock in the system prompt both
+// recompute everything, a cost common to both) and prices them at p's
+// value of in.Price.
+func statusCostModel(l *Lesson, p Policy, in CostInputs, tok Tokenizer) costModel {
+	alpha := float64(p.Int(in.Price)) / 100
 	rp := withParam(l, p, "status", "replace")
-	rp = withParam(l, rp, "clock", "off")
+	for _, name := range in.Off {
+		rp = withParam(l, rp, name, "off")
+	}
 	ap := withParam(l, rp, "status", "append")
 	repl, app := replayFrames(l, rp, tok), replayFrames(l, ap, tok)
 	m := costModel{Alpha: alpha}
 	var sTotal, rTotal float64
 	for i, f := range app {
 		for _, b := range f.Blocks {
-			if b.Kind == KindStatus && b.ID == fmt.Sprintf("status-%d", i+1) {
+			if b.Kind == KindStatus && b.ID == statusID(i+1) {
 				sTotal += float64(b.Tokens)
 				m.N++
 			}

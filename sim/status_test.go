@@ -245,7 +245,7 @@ func TestCostModelHandComputed(t *testing.T) {
 		System: sim.Message{ID: "system", Role: sim.RoleSystem, Kind: sim.KindPrompt, Content: "sys"},
 		Trace:  []sim.Step{step("a", true), step("b", true), step("c", false)},
 		Mechanisms: []sim.Mechanism{
-			sim.StatusBar{Constraint: sim.Constraint{Tool: "call", Key: "k", Max: 3}},
+			sim.StatusBar{Constraint: sim.Constraint{Tool: "call", Key: "k", Max: 3}, Cost: &sim.CostInputs{Price: "alpha"}},
 			sim.PromptCache{Pricing: true, Alpha: 10, Presets: []int{10}},
 		}}
 	l.Trace[0].Messages = append([]sim.Message{user}, l.Trace[0].Messages...)

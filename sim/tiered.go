@@ -13,31 +13,33 @@ import (
 // touched before by their distance from the tail (the number of tool
 // results after them), once: Tier 3 stays untouched, Tier 2 becomes a
 // summary or a head + tail excerpt, Tier 1 becomes a metadata stub.
+// Its fields are its configuration as a lesson file gives it
+// (mechanisms.tiered), in the order written.
 type Tiered struct {
-	Pressure int // tokens, in the lesson's window (a smaller window of a Limit scales it)
-	Rules    TierRules
+	Pressure int `yaml:"pressure"` // tokens, in the lesson's window (a smaller window of a Limit scales it)
 	// Optional: a replay may do without the compressor. The strategy
 	// parameter then offers "off" (the default) beside tiered and age, and
 	// the floor, summarizer and budget are fixed (on, ok, attempts): an
 	// imported session is replayed as it happened unless asked otherwise.
-	Optional bool
+	Optional bool      `yaml:"optional"`
+	Rules    TierRules `yaml:"rules"`
 	// SummaryProvenance says where the Tier 2 summaries' texts come from.
-	SummaryProvenance Text
+	SummaryProvenance Text `yaml:"summary_provenance"`
 }
 
 // TierRules are the compressor's constants. The lesson's values are one
 // public snapshot of an implementation, not a contract.
 type TierRules struct {
-	KeepRecent         int      // Tier 3: results at a distance under this stay untouched
-	Tier1Distance      int      // results first touched at this distance or more go to Tier 1
-	SemanticMinChars   int      // Tier 2 results over this many characters get a model summary
-	ExcerptChars       int      // Tier 2 head + tail keeps this many characters
-	HeadPercent        int      // the head's share of ExcerptChars
-	MaxSemanticPerPass int      // model summaries per pass (counted on attempts or successes)
-	ArgsChars          int      // a Tier 1 stub keeps this many characters of the arguments
-	FloorTools         []string // never below Tier 2 while the floor is on
-	FloorPrefixes      []string // the same, by name prefix ("browser_")
-	SkipTools          []string // besides floor tools: never summarized by a model, only cut
+	KeepRecent         int      `yaml:"keep_recent"`              // Tier 3: results at a distance under this stay untouched
+	Tier1Distance      int      `yaml:"tier1_distance"`           // results first touched at this distance or more go to Tier 1
+	SemanticMinChars   int      `yaml:"semantic_min_chars"`       // Tier 2 results over this many characters get a model summary
+	ExcerptChars       int      `yaml:"excerpt_chars"`            // Tier 2 head + tail keeps this many characters
+	HeadPercent        int      `yaml:"head_percent"`             // the head's share of ExcerptChars
+	MaxSemanticPerPass int      `yaml:"max_semantic_per_pass"`    // model summaries per pass (counted on attempts or successes)
+	ArgsChars          int      `yaml:"args_chars"`               // a Tier 1 stub keeps this many characters of the arguments
+	FloorTools         []string `yaml:"floor_tools"`              // never below Tier 2 while the floor is on
+	FloorPrefixes      []string `yaml:"floor_prefixes,omitempty"` // the same, by name prefix ("browser_")
+	SkipTools          []string `yaml:"skip_tools,omitempty"`     // besides floor tools: never summarized by a model, only cut
 }
 
 // IsFloorTool reports whether tool is on the floor list, by name or prefix.
@@ -84,7 +86,7 @@ func (t Tiered) start(h *harness) hooks {
 	h.declare("tokens_saved", "compression_calls", "rereads", "round_trips")
 	h.declareBy("cache_invalidations", "cache_invalidations_by_tier")
 	r := &tieredRun{cfg: t, rules: t.Rules, age: h.p.Get("strategy") == "age", floor: h.p.On("floor"),
-		summarizerOK: h.p.Get("summarizer") == "ok", successes: h.p.Get("budget") == "successes", pairsBroken: h.pairsBroken()}
+		summarizerOK: h.p.Get("summarizer") == "ok", successes: h.p.Get("budget") == "successes"}
 	if t.Optional {
 		r.floor, r.summarizerOK, r.successes = true, true, false
 	}
@@ -103,7 +105,6 @@ type tieredRun struct {
 	floor        bool
 	summarizerOK bool
 	successes    bool
-	pairsBroken  bool
 
 	pressure  int  // the pressure line in this run's window
 	latched   bool // the compressor has started
@@ -169,7 +170,7 @@ func (r *tieredRun) afterResult(h *harness) {
 		h.frames[n].Decisive = true
 	}
 	r.pass(h)
-	f := h.emit(FramePass, "pass-1", frameCtx{})
+	f := h.emit(FramePass, PassKey(1), frameCtx{})
 	f.Decisive = true
 }
 
@@ -208,8 +209,9 @@ func (r *tieredRun) pass(h *harness) {
 		}
 		floor := r.floor && r.rules.IsFloorTool(b.Tool)
 		if r.age || (d >= r.rules.Tier1Distance && !floor) {
-			if r.pairsBroken {
-				// The bug: the result is deleted while its call stays.
+			if h.breaksPairs() {
+				// The bug pairs: broken shows: the result is deleted while
+				// its call stays.
 				removed++
 				h.bump("tokens_saved", b.Tokens)
 				h.bumpBy("cache_invalidations", "1", 1)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"strconv"
 	"strings"
 )
 
@@ -15,7 +16,21 @@ import (
 // agent reads the file again first: one more model call and round trip.
 type Workspace struct {
 	Files []WorkspaceFile
+	// Read is how the agent reads a file (a re-read calls it): the lesson
+	// declares it, or it is the tool of the trace's own reads.
+	Read ReadTool
 }
+
+// ReadTool is a tool that reads a file, and its argument that names the
+// path: a re-read is the call Tool({"Arg": path}).
+type ReadTool struct {
+	Tool string `yaml:"tool"`
+	Arg  string `yaml:"arg"`
+}
+
+// RereadIDPrefix starts the tool_use id of every re-read the workspace
+// makes (toolu_rr1, toolu_rr2, ...); no call of a trace may take it.
+const RereadIDPrefix = "toolu_rr"
 
 // WorkspaceFile is a file of the workspace with its full text. A file
 // Created by a write call is not in the repository before that call.
@@ -155,13 +170,14 @@ func (r *workspaceRun) beforeTool(h *harness, m *Message) bool {
 	r.rereads++
 	h.bump("rereads", 1)
 	h.bump("round_trips", 1)
-	id := fmt.Sprintf("toolu_rr%d", r.rereads)
-	label := Text{"en": "file_read " + op.Path}
+	id := RereadIDPrefix + strconv.Itoa(r.rereads)
+	rd := r.cfg.Read
+	label := Text{Fallback: rd.Tool + " " + op.Path}
 	rop := &FileOp{Op: OpRead, Path: op.Path}
-	args := JSONArgs([][2]any{{"path", op.Path}})
-	call := Message{ID: "call-" + id, Role: RoleAssistant, Kind: KindToolCall, Label: label, Tool: "file_read",
-		ToolUseID: id, Args: args, Content: "file_read(" + args + ")", Op: rop, Origin: OriginAuthored}
-	res := Message{ID: "result-" + id, Role: RoleTool, Kind: KindToolResult, Label: label, Tool: "file_read",
+	args := JSONArgs([][2]any{{rd.Arg, op.Path}})
+	call := Message{ID: "call-" + id, Role: RoleAssistant, Kind: KindToolCall, Label: label, Tool: rd.Tool,
+		ToolUseID: id, Args: args, Content: rd.Tool + "(" + args + ")", Op: rop, Origin: OriginAuthored}
+	res := Message{ID: "result-" + id, Role: RoleTool, Kind: KindToolResult, Label: label, Tool: rd.Tool,
 		ToolUseID: id, Op: rop, Origin: OriginAuthored}
 	h.put(&call)
 	b := h.put(&res)
@@ -178,7 +194,7 @@ func (r *workspaceRun) beforeTool(h *harness, m *Message) bool {
 	}
 	// A re-read is an agent step like any other (kind step), told apart by
 	// its reread event and narration key.
-	f := h.emitWith(FrameStep, "reread", own, frameCtx{})
+	f := h.emitWith(FrameStep, KeyReread, own, frameCtx{})
 	f.Decisive = true
 	h.variants = append(h.variants, "after-reread")
 	return h.call()

@@ -237,9 +237,9 @@ type pageInput struct {
 	run    *sim.Replay
 }
 
+// otherLang is the language the page's language link leads to: the next
+// one of scenarios.Languages, round.
 func otherLang(lang string) string {
-	if lang == "ja" {
-		return "en"
-	}
-	return "ja"
+	ls := scenarios.Languages
+	return ls[(slices.Index(ls, lang)+1)%len(ls)]
 }

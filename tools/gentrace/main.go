@@ -23,6 +23,8 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"ctxsim/scenarios"
+	"ctxsim/scenarios/lessonfile"
 	"ctxsim/sim"
 )
 
@@ -80,7 +82,7 @@ func generateAll(fsys fs.FS) (map[string]string, error) {
 		if err != nil {
 			return nil, err
 		}
-		texts, err := generate(data)
+		texts, err := generate(p, data)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", p, err)
 		}
@@ -91,51 +93,8 @@ func generateAll(fsys fs.FS) (map[string]string, error) {
 	return out, nil
 }
 
-// The parts of lesson.yaml gentrace reads.
-type lessonFile struct {
-	Mechanisms struct {
-		Workspace struct {
-			Files []struct {
-				Path string `yaml:"path"`
-				Text string `yaml:"text"`
-			} `yaml:"files"`
-		} `yaml:"workspace"`
-	} `yaml:"mechanisms"`
-	Generate struct {
-		Module string     `yaml:"module"`
-		Repo   []repoFile `yaml:"repo"`
-	} `yaml:"generate"`
-	Trace []struct {
-		Messages []struct {
-			Call *struct {
-				ID     string    `yaml:"id"`
-				Args   yaml.Node `yaml:"args"`
-				Read   string    `yaml:"read"`
-				Write  string    `yaml:"write"`
-				Edit   *struct{ Path, Old, New string }
-				Result yaml.Node `yaml:"result"`
-			} `yaml:"call"`
-		} `yaml:"messages"`
-	} `yaml:"trace"`
-}
-
-// genSpec is a result's gen: the generator, its seed and the lines the
-// text must hold.
-type genSpec struct {
-	File  string `yaml:"file"`
-	Chars int    `yaml:"chars"`
-	Gen   struct {
-		Kind  string   `yaml:"kind"`
-		Seed  uint64   `yaml:"seed"`
-		Lines []string `yaml:"lines"`
-	} `yaml:"gen"`
-}
-
 // repoFile is a file of the repository known by path and size only.
-type repoFile struct {
-	Path  string `yaml:"path"`
-	Bytes int    `yaml:"bytes"`
-}
+type repoFile = lessonfile.RepoFile
 
 // repoState follows the repository through the trace's file operations.
 type repoState struct {
@@ -161,15 +120,24 @@ func (st *repoState) text(p string) (string, bool) {
 
 // generate replays one lesson's file operations and generates the texts
 // of its gen results, keyed by file name.
-func generate(data []byte) (map[string]string, error) {
-	var lf lessonFile
-	if err := yaml.Unmarshal(data, &lf); err != nil {
+func generate(name string, data []byte) (map[string]string, error) {
+	lf, f, err := lessonfile.DecodeLesson(name, data)
+	if err != nil {
 		return nil, err
 	}
-	st := &repoState{module: lf.Generate.Module, files: map[string]string{}, pending: map[string]bool{}, repo: lf.Generate.Repo}
-	for _, f := range lf.Mechanisms.Workspace.Files {
-		st.initial = append(st.initial, f.Path)
-		st.texts = append(st.texts, f.Text)
+	st := &repoState{files: map[string]string{}, pending: map[string]bool{}}
+	if g := lf.Generate; g != nil {
+		st.module, st.repo = g.Module, g.Repo
+	}
+	if m, ok := lf.Mechanisms.Get("workspace"); ok {
+		var w scenarios.WorkspaceConfig
+		if err := f.DecodeNode("mechanisms.workspace", m.Node, &w); err != nil {
+			return nil, err
+		}
+		for _, f := range w.Files {
+			st.initial = append(st.initial, f.Path)
+			st.texts = append(st.texts, f.Text)
+		}
 	}
 	for _, step := range lf.Trace {
 		for _, m := range step.Messages {
@@ -179,8 +147,8 @@ func generate(data []byte) (map[string]string, error) {
 		}
 	}
 	out := map[string]string{}
-	for _, step := range lf.Trace {
-		for _, m := range step.Messages {
+	for i, step := range lf.Trace {
+		for j, m := range step.Messages {
 			c := m.Call
 			switch {
 			case c == nil:
@@ -203,11 +171,11 @@ func generate(data []byte) (map[string]string, error) {
 				}
 				st.files[c.Edit.Path] = next
 			case c.Result.Kind == yaml.MappingNode:
-				var spec genSpec
-				if err := c.Result.Decode(&spec); err != nil {
-					return nil, fmt.Errorf("call %s: result: %w", c.ID, err)
+				var spec lessonfile.Result
+				if err := f.DecodeNode(fmt.Sprintf("trace[%d].messages[%d].call.result", i, j), &c.Result, &spec); err != nil {
+					return nil, err
 				}
-				if spec.Gen.Kind == "" {
+				if spec.Gen == nil {
 					continue
 				}
 				text, err := st.generate(c.ID, &c.Args, spec)
@@ -222,7 +190,7 @@ func generate(data []byte) (map[string]string, error) {
 }
 
 // generate makes one result text.
-func (st *repoState) generate(id string, argsNode *yaml.Node, spec genSpec) (string, error) {
+func (st *repoState) generate(id string, argsNode *yaml.Node, spec lessonfile.Result) (string, error) {
 	gen, ok := generators[spec.Gen.Kind]
 	if !ok {
 		return "", fmt.Errorf("call %s: gen.kind must be one of %s, got %q", id, strings.Join(generatorNames(), ", "), spec.Gen.Kind)

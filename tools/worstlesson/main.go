@@ -24,6 +24,8 @@ import (
 	"strings"
 
 	"ctxsim/scenarios"
+	"ctxsim/scenarios/lessonfile"
+	"ctxsim/sim"
 	"ctxsim/textcut"
 )
 
@@ -40,14 +42,18 @@ func main() {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		log.Fatal(err)
 	}
-	write(dir, "lesson.yaml", lesson(lim, *steps, *thresholds))
-	for _, lang := range []string{"en", "ja"} {
-		write(dir, "narration."+lang+".md", narration(lim))
+	data, err := lesson(lim, *steps, *thresholds)
+	if err != nil {
+		log.Fatal(err)
+	}
+	write(dir, lessonfile.LessonFile, data)
+	for _, lang := range scenarios.Languages {
+		write(dir, lessonfile.NarrationFile(lang), []byte(narration(lim)))
 	}
 }
 
-func write(dir, name, s string) {
-	if err := os.WriteFile(filepath.Join(dir, name), []byte(s), 0o644); err != nil {
+func write(dir, name string, data []byte) {
+	if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
 		log.Fatal(err)
 	}
 }
@@ -65,24 +71,35 @@ func hostile(n int, lim scenarios.Limits) string {
 	return textcut.Prefix(b.String(), n)
 }
 
-func lesson(lim scenarios.Limits, steps, thresholds int) string {
-	var b strings.Builder
-	b.WriteString("id: worst\norder: 99\ntitle: {en: The worst lesson the limits allow, ja: 上限いっぱいのレッスン}\n")
-	b.WriteString("source: {en: Written by tools/worstlesson to measure start-up., ja: tools/worstlesson が起動時間の測定のために書いたもの。}\n")
-	b.WriteString("window: 200000\nsizes: counted\n")
-	b.WriteString("mechanisms:\n  memory:\n    path: MEMORY.md\n    lines:\n")
+// text is en in every language but Japanese, which has ja.
+func text(en, ja string) sim.Text {
+	t := sim.Text{}
+	for _, lang := range scenarios.Languages {
+		t[lang] = en
+	}
+	t["ja"] = ja
+	return t
+}
+
+// lesson is the worst lesson.yaml: steps user/assistant steps of hostile
+// texts, a remember step every tenth, the most memory lines and facts,
+// thresholds compaction presets.
+func lesson(lim scenarios.Limits, steps, thresholds int) ([]byte, error) {
 	memLines := lim.MemoryLines - steps/10
+	memory := sim.MemoryStore{Path: "MEMORY.md"}
 	for i := range memLines {
-		fmt.Fprintf(&b, "      - %s\n", quote(fmt.Sprintf("- rule %d: %s", i, hostile(40, lim))))
+		memory.Lines = append(memory.Lines, fmt.Sprintf("- rule %d: %s", i, hostile(40, lim)))
 	}
-	fmt.Fprintf(&b, "  compaction:\n    threshold: 50\n    presets: [")
+	compaction := scenarios.CompactionConfig{Threshold: 50, Tail: 2}
 	for i := range thresholds {
-		if i > 0 {
-			b.WriteString(", ")
-		}
-		fmt.Fprintf(&b, "%d", 50+i*40/max(1, thresholds))
+		compaction.Presets = append(compaction.Presets, 50+i*40/max(1, thresholds))
 	}
-	b.WriteString("]\n    tail: 2\nfacts:\n  - {id: f, pattern: '(?i)pnpm', label: {en: the pnpm rule, ja: pnpm}}\n")
+	l := lessonfile.Lesson{ID: "worst", Order: 99, Window: 200000, Sizes: "counted",
+		Title:      text("The worst lesson the limits allow", "上限いっぱいのレッスン"),
+		Source:     text("Written by tools/worstlesson to measure start-up.", "tools/worstlesson が起動時間の測定のために書いたもの。"),
+		Mechanisms: lessonfile.Mechanisms{{Name: "memory", Config: memory}, {Name: "compaction", Config: compaction}},
+		Facts:      []lessonfile.Fact{{ID: "f", Pattern: "(?i)pnpm", Label: text("the pnpm rule", "pnpm")}},
+		System:     lessonfile.Message{Content: "You are a test."}}
 	// The other facts: patterns as long as allowed, matched against every
 	// text the lesson fixes.
 	for i := 1; i < lim.Facts; i++ {
@@ -90,25 +107,22 @@ func lesson(lim scenarios.Limits, steps, thresholds int) string {
 		for len(strings.Join(alts, "|")) < lim.PatternBytes-40 {
 			alts = append(alts, fmt.Sprintf("w%d[a-z]+x", len(alts)))
 		}
-		fmt.Fprintf(&b, "  - {id: f%d, pattern: '(?i)(%s)', label: {en: fact %d, ja: 事実 %d}}\n", i, strings.Join(alts, "|"), i, i)
+		l.Facts = append(l.Facts, lessonfile.Fact{ID: fmt.Sprintf("f%d", i), Pattern: "(?i)(" + strings.Join(alts, "|") + ")",
+			Label: text(fmt.Sprintf("fact %d", i), fmt.Sprintf("事実 %d", i))})
 	}
-	b.WriteString("system: {content: You are a test.}\ntrace:\n")
 	// The texts share the text budget, leaving room for the memory lines.
 	per := (lim.TextBytes - memLines*60 - 4096) / (2 * steps)
 	per = min(per, (int(lim.FileBytes*7/8)-8<<10)/(2*steps)) // lesson.yaml within its own limit
 	for i := range steps {
-		fmt.Fprintf(&b, "  - step: s%d\n    messages:\n", i)
-		fmt.Fprintf(&b, "      - {id: u%d, role: user, content: %s}\n", i, quote(hostile(per, lim)))
-		fmt.Fprintf(&b, "      - {id: a%d, role: assistant, content: %s}\n", i, quote(hostile(per, lim)))
+		l.Trace = append(l.Trace, lessonfile.Step{Step: fmt.Sprintf("s%d", i), Messages: []lessonfile.Message{
+			{ID: fmt.Sprintf("u%d", i), Role: string(sim.RoleUser), Content: hostile(per, lim)},
+			{ID: fmt.Sprintf("a%d", i), Role: string(sim.RoleAssistant), Content: hostile(per, lim)}}})
 		if i%10 == 9 {
-			fmt.Fprintf(&b, "  - {step: r%d, type: remember, line: \"- pnpm %d\"}\n", i, i)
+			l.Trace = append(l.Trace, lessonfile.Step{Step: fmt.Sprintf("r%d", i), Type: string(sim.StepRemember), Line: fmt.Sprintf("- pnpm %d", i)})
 		}
 	}
-	return b.String()
+	return lessonfile.Encode(l, "")
 }
-
-// quote is s as a single-quoted YAML scalar.
-func quote(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }
 
 // narration fills a section and the about: sections to their limits:
 // bytes, placeholders and conditions (figures) and links, for every kind

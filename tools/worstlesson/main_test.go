@@ -25,8 +25,12 @@ func TestWorstLessonShapes(t *testing.T) {
 		steps, thresholds int
 		refused           string
 	}{{30, 10, ""}, {150, 6, "its preset policies' runs"}} {
+		data, err := lesson(lim, tc.steps, tc.thresholds)
+		if err != nil {
+			t.Fatal(err)
+		}
 		fsys := fstest.MapFS{
-			"worst/lesson.yaml":     {Data: []byte(lesson(lim, tc.steps, tc.thresholds))},
+			"worst/lesson.yaml":     {Data: data},
 			"worst/narration.en.md": {Data: []byte(narration(lim))},
 			"worst/narration.ja.md": {Data: []byte(narration(lim))},
 		}

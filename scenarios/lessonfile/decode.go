@@ -1,4 +1,4 @@
-package scenarios
+package lessonfile
 
 import (
 	"bytes"
@@ -12,14 +12,22 @@ import (
 	"gopkg.in/yaml.v3"
 )
 
-// yamlFile is a decoded YAML file that can say on which line a field is.
-type yamlFile struct {
+// File is a decoded YAML file that can say on which line a field is.
+type File struct {
 	name string
 	root *yaml.Node
 }
 
-// decodeYAML strictly decodes data into v and keeps the node tree for lines.
-func decodeYAML(name string, data []byte, v any) (*yamlFile, error) {
+// Name is the file's name as errors give it.
+func (f *File) Name() string { return f.name }
+
+// Decode strictly decodes data, the file name, into v and keeps the node
+// tree for lines. It refuses what decoding would quietly drop or change:
+// unknown keys, a second document, an explicit tag, an anchor or alias, an
+// empty value or list item, a fraction where the schema wants a whole
+// number, a number past MaxNumber. Errors are *Error, with the file, the
+// line and the field.
+func Decode(name string, data []byte, v any) (*File, error) {
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	dec.KnownFields(true)
 	if err := dec.Decode(v); err != nil {
@@ -52,10 +60,30 @@ func decodeYAML(name string, data []byte, v any) (*yamlFile, error) {
 	if err := plain(name, root, ""); err != nil {
 		return nil, err
 	}
-	if err := wholeNumbers(name, root, reflect.TypeOf(v), ""); err != nil {
+	if err := check(name, root, reflect.TypeOf(v), "", false); err != nil {
 		return nil, err
 	}
-	return &yamlFile{name: name, root: root}, nil
+	return &File{name: name, root: root}, nil
+}
+
+// DecodeNode strictly decodes n, the value at path of f, into v, as Decode
+// does a file: a part of the file its own type reads (a mechanism's
+// configuration, a generated result).
+func (f *File) DecodeNode(path string, n *yaml.Node, v any) error {
+	if err := check(f.name, n, reflect.TypeOf(v), path, true); err != nil {
+		return err
+	}
+	if err := n.Decode(v); err != nil {
+		e := yamlError(f.name, err)
+		e.Field = path
+		if e.Line > 0 {
+			if p := pathAt(n, e.Line, path); p != "" {
+				e.Field = p
+			}
+		}
+		return e
+	}
+	return nil
 }
 
 // plain refuses what the schema cannot mean and decoding would quietly
@@ -78,7 +106,7 @@ func plain(name string, n *yaml.Node, path string) error {
 			}
 		case yaml.MappingNode:
 			if i%2 == 1 {
-				p = strings.TrimPrefix(path+"."+n.Content[i-1].Value, ".")
+				p = JoinPath(path, n.Content[i-1].Value)
 				if c.Kind == yaml.ScalarNode && c.Tag == "!!null" {
 					return &Error{File: name, Line: c.Line, Field: p, Msg: "is empty: give it a value ({} for a mechanism without settings) or remove the key"}
 				}
@@ -91,13 +119,13 @@ func plain(name string, n *yaml.Node, path string) error {
 	return nil
 }
 
-// errorAt returns an *Error for the field at path ("trace[3].messages[0].id").
+// ErrorAt returns an *Error for the field at path ("trace[3].messages[0].id").
 // The line is that of the deepest node of path that exists.
-func (f *yamlFile) errorAt(path, msg string) *Error {
+func (f *File) ErrorAt(path, msg string) *Error {
 	return &Error{File: f.name, Line: f.line(path), Field: path, Msg: msg}
 }
 
-func (f *yamlFile) line(path string) int {
+func (f *File) line(path string) int {
 	n, line := f.root, f.root.Line
 	for _, part := range splitPath(path) {
 		key, next := child(n, part)
@@ -148,11 +176,7 @@ func pathAt(n *yaml.Node, line int, prefix string) string {
 		}
 	case yaml.MappingNode:
 		for i := 0; i+1 < len(n.Content); i += 2 {
-			p := n.Content[i].Value
-			if prefix != "" {
-				p = prefix + "." + p
-			}
-			if r := at(n.Content[i+1], p); r != "" {
+			if r := at(n.Content[i+1], JoinPath(prefix, n.Content[i].Value)); r != "" {
 				return r
 			}
 		}
@@ -172,29 +196,12 @@ func splitPath(path string) []string {
 	return strings.Split(path, ".")
 }
 
-// keys lists the keys of the mapping at path, in file order.
-func (f *yamlFile) keys(path string) []string {
-	n := f.root
-	for _, part := range splitPath(path) {
-		_, next := child(n, part)
-		if next == nil {
-			return nil
-		}
-		n = next
-	}
-	var out []string
-	if n.Kind == yaml.MappingNode {
-		for i := 0; i+1 < len(n.Content); i += 2 {
-			out = append(out, n.Content[i].Value)
-		}
-	}
-	return out
-}
-
-// wholeNumbers refuses a number with a fraction where the schema (the type
-// of v, walked beside the document) wants a whole one: decoding would
-// quietly drop the fraction (window: 1.5 read as 1).
-func wholeNumbers(name string, n *yaml.Node, t reflect.Type, path string) error {
+// check walks n beside the type t it decodes into. It refuses a number
+// with a fraction where t wants a whole one (decoding would quietly drop
+// the fraction: window: 1.5 read as 1) or one past MaxNumber and, when
+// known is set, a key t has no field for (the decoder checks them itself
+// when it decodes a whole file).
+func check(name string, n *yaml.Node, t reflect.Type, path string, known bool) error {
 	for t.Kind() == reflect.Pointer {
 		t = t.Elem()
 	}
@@ -215,7 +222,7 @@ func wholeNumbers(name string, n *yaml.Node, t reflect.Type, path string) error 
 			return nil
 		}
 		for i, c := range n.Content {
-			if err := wholeNumbers(name, c, t.Elem(), fmt.Sprintf("%s[%d]", path, i)); err != nil {
+			if err := check(name, c, t.Elem(), fmt.Sprintf("%s[%d]", path, i), known); err != nil {
 				return err
 			}
 		}
@@ -224,7 +231,7 @@ func wholeNumbers(name string, n *yaml.Node, t reflect.Type, path string) error 
 			return nil
 		}
 		for i := 1; i < len(n.Content); i += 2 {
-			if err := wholeNumbers(name, n.Content[i], t.Elem(), joinPath(path, n.Content[i-1].Value)); err != nil {
+			if err := check(name, n.Content[i], t.Elem(), JoinPath(path, n.Content[i-1].Value), known); err != nil {
 				return err
 			}
 		}
@@ -233,11 +240,16 @@ func wholeNumbers(name string, n *yaml.Node, t reflect.Type, path string) error 
 			return nil
 		}
 		for i := 1; i < len(n.Content); i += 2 {
-			key := n.Content[i-1].Value
-			if f, ok := fieldByTag(t, key); ok {
-				if err := wholeNumbers(name, n.Content[i], f.Type, joinPath(path, key)); err != nil {
-					return err
+			key := n.Content[i-1]
+			f, ok := fieldByTag(t, key.Value)
+			if !ok {
+				if known {
+					return &Error{File: name, Line: key.Line, Field: JoinPath(path, key.Value), Msg: fmt.Sprintf("field %s not found in type %s", key.Value, t)}
 				}
+				continue
+			}
+			if err := check(name, n.Content[i], f.Type, JoinPath(path, key.Value), known); err != nil {
+				return err
 			}
 		}
 	}
@@ -255,6 +267,9 @@ func fieldByTag(t reflect.Type, key string) (reflect.StructField, bool) {
 	for i := range t.NumField() {
 		f := t.Field(i)
 		tag, _, _ := strings.Cut(f.Tag.Get("yaml"), ",")
+		if tag == "-" || !f.IsExported() {
+			continue
+		}
 		if tag == key || (tag == "" && strings.EqualFold(f.Name, key)) {
 			return f, true
 		}
@@ -262,4 +277,6 @@ func fieldByTag(t reflect.Type, key string) (reflect.StructField, bool) {
 	return reflect.StructField{}, false
 }
 
-func joinPath(path, key string) string { return strings.TrimPrefix(path+"."+key, ".") }
+// JoinPath is the path of key within path: "mechanisms" and "tiered" make
+// "mechanisms.tiered".
+func JoinPath(path, key string) string { return strings.TrimPrefix(path+"."+key, ".") }

@@ -1,0 +1,51 @@
+package lessonfile
+
+import "ctxsim/sim"
+
+// Summaries is a cards file (summaries.yaml): the summary cards of a
+// compaction, compression or history mechanism, each with versions of its
+// text.
+type Summaries struct {
+	Provenance sim.Text `yaml:"provenance,omitempty"`
+	Prompt     string   `yaml:"prompt,omitempty"` // what ctxsim record asks a summarizer (default: its own prompt)
+	// Prompts: what ctxsim record asks for the cards of each strategy.
+	Prompts map[string]string `yaml:"prompts,omitempty"`
+	Cards   []Card            `yaml:"cards"`
+}
+
+// Card is a summary of an exact range of blocks.
+type Card struct {
+	ID       string    `yaml:"id"`
+	Covers   []string  `yaml:"covers"`
+	Tokens   int       `yaml:"tokens,omitempty"`
+	Versions []Version `yaml:"versions"`
+	// Strategy: the compression strategy the card serves (compression and
+	// history cards); a compaction card has none.
+	Strategy string `yaml:"strategy,omitempty"`
+	Prompt   string `yaml:"prompt,omitempty"` // what ctxsim record asks for this card (default: the file's)
+}
+
+// Version is one text of a card, with where it comes from.
+type Version struct {
+	Content    string   `yaml:"content"`
+	Provenance sim.Text `yaml:"provenance,omitempty"`
+	Recorded   bool     `yaml:"recorded"`
+}
+
+// Recordings is recordings.yaml: summaries ctxsim record asked a model
+// for, one entry per card and run, added to the cards as recorded
+// versions.
+type Recordings struct {
+	Recordings []RecordedSummary `yaml:"recordings"`
+}
+
+// RecordedSummary is one recorded summary and where it came from.
+type RecordedSummary struct {
+	Card     string `yaml:"card"`
+	Content  string `yaml:"content"`
+	Model    string `yaml:"model"`
+	Endpoint string `yaml:"endpoint"`
+	API      string `yaml:"api"`
+	Date     string `yaml:"date"` // RFC 3339
+	Prompt   string `yaml:"prompt"`
+}

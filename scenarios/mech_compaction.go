@@ -1,0 +1,64 @@
+package scenarios
+
+import (
+	"fmt"
+	"slices"
+
+	"ctxsim/sim"
+)
+
+// checkCompactSteps requires a recorded compaction mechanism for compact
+// steps, and a card of it for each.
+func (b *builder) checkCompactSteps(l *sim.Lesson) {
+	m, ok := l.Mechanism("compaction")
+	c, _ := m.(sim.Compaction)
+	for i, st := range l.Trace {
+		if st.Type != sim.StepCompact {
+			continue
+		}
+		p := fmt.Sprintf("trace[%d]", i)
+		if !ok || !c.Recorded {
+			b.fail(p+".type", "a compact step needs the compaction mechanism with recorded: true")
+			return
+		}
+		if !slices.ContainsFunc(c.Cards, func(cd sim.Card) bool { return cd.ID == st.Card }) {
+			b.fail(p+".card", "names no card of mechanisms.compaction.cards, got %q", st.Card)
+		}
+	}
+}
+
+// CompactionConfig is the compaction mechanism's configuration in a
+// lesson file (mechanisms.compaction): sim.Compaction, with its summary
+// cards as the file that holds them.
+type CompactionConfig struct {
+	Threshold int    `yaml:"threshold"`       // percent of the window
+	Presets   []int  `yaml:"presets"`         // thresholds offered (default: the threshold)
+	Tail      int    `yaml:"tail"`            // recent messages kept verbatim
+	Cards     string `yaml:"cards,omitempty"` // a cards file of the lesson directory (summaries.yaml)
+	Recorded  bool   `yaml:"recorded"`        // the trace marks where a recorded session compacted (compact steps)
+	Loss      bool   `yaml:"loss"`            // summary frames list what of the range the summary keeps
+}
+
+func (b *builder) compaction(r *CompactionConfig, _ *sim.Lesson) sim.Mechanism {
+	const p = "mechanisms.compaction"
+	switch {
+	case r.Threshold < 1 || r.Threshold > 100:
+		b.fail(p+".threshold", "must be an integer from 1 to 100, got %d", r.Threshold)
+	case r.Tail < 0:
+		b.fail(p+".tail", "must not be negative")
+	}
+	for i, t := range r.Presets {
+		if t < 1 || t > 100 {
+			b.fail(fmt.Sprintf("%s.presets[%d]", p, i), "must be an integer from 1 to 100, got %d", t)
+		}
+	}
+	presets := r.Presets
+	if len(presets) == 0 {
+		presets = []int{r.Threshold}
+	}
+	c := sim.Compaction{Threshold: r.Threshold, Presets: presets, Tail: r.Tail, Recorded: r.Recorded, Loss: r.Loss}
+	if r.Cards != "" {
+		c.Cards, c.Versions = b.cards(p+".cards", r.Cards, nil)
+	}
+	return c
+}
