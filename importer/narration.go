@@ -33,7 +33,7 @@ var texts = sync.OnceValues(func() (*lessonfile.Texts, error) {
 
 // mechanismKeys are the sections of the frames the mechanisms make, for
 // any session (templates of the same names).
-var mechanismKeys = []string{"@step", "@crossed", "@selected", "@summary", "summary@mechanical", "@replaced",
+var mechanismKeys = []string{"@step", "@crossed", "@selected", "selected@mechanical", "@summary", "summary@mechanical", "@replaced",
 	"replaced@mechanical", "@overflow", "@refused", "@pass", "@decision"}
 
 // aboutKeys are the about sections, in order (templates of the same names).

@@ -434,7 +434,9 @@ func (r *compactionRun) frame(h *harness, f *Frame, fc frameCtx) {
 	if c.emergency {
 		f.Figures = append(f.Figures, count("emergency", 1))
 	}
-	if c.mechanical && f.Kind != FrameCrossed {
+	// The range's fate is a figure of the frames that show the range (not
+	// of the crossing before it is chosen, nor of a refusal after it).
+	if c.mechanical && (f.Kind == FrameSelected || f.Kind == FrameSummary || f.Kind == FrameReplaced) {
 		f.Figures = append(f.Figures, count("mechanical", 1))
 	}
 	// The header (system prompt, memory copy) stays through every
