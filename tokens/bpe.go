@@ -13,17 +13,18 @@ import "math"
 // a heap keyed (rank, position), O(n log n).
 
 // smallPiece is the longest piece mergeSmall handles.
-const smallPiece = 48
+const smallPiece = 16
 
 const noRank = math.MaxUint32
 
 // merge appends to bounds the byte offsets where piece's tokens end (the
 // first token starts at 0) and returns it; piece has at least two bytes.
-func (v *vocab) merge(piece string, bounds []int) []int {
+// A long piece's merge works in buf, which it may grow.
+func (v *vocab) merge(piece string, bounds []int, buf *mergeBuf) []int {
 	if len(piece) <= smallPiece {
 		return v.mergeSmall(piece, bounds)
 	}
-	return v.mergeLarge(piece, bounds)
+	return v.mergeLarge(piece, bounds, buf)
 }
 
 // pairRank is the rank of piece[start:end], or noRank.
@@ -81,13 +82,12 @@ func (v *vocab) mergeSmall(piece string, bounds []int) []int {
 // in a min-heap of rank<<32 | start. A popped pair is stale when its left
 // part is gone or has been joined since (its pair rank changed); a stale
 // pair that happens to carry the current rank is the current pair.
-func (v *vocab) mergeLarge(piece string, bounds []int) []int {
+func (v *vocab) mergeLarge(piece string, bounds []int, buf *mergeBuf) []int {
 	n := len(piece)
-	next := make([]int32, n+1) // next[i]: start of the part after the one at i; n past the last
-	prev := make([]int32, n+1)
-	rank := make([]uint32, n+1) // rank of the part at i joined with the next
-	alive := make([]bool, n+1)
-	h := make(pairHeap, 0, n)
+	buf.grow(n)
+	next, prev, rank, alive := buf.next[:n], buf.prev[:n], buf.rank[:n], buf.alive[:n]
+	h := buf.heap[:0]
+	defer func() { buf.heap = h[:0] }()
 	for i := range n {
 		next[i], prev[i], alive[i] = int32(i+1), int32(i-1), true
 	}
@@ -125,6 +125,23 @@ func (v *vocab) mergeLarge(piece string, bounds []int) []int {
 		if i >= n {
 			return bounds
 		}
+	}
+}
+
+// mergeBuf is mergeLarge's memory, kept from one piece to the next.
+type mergeBuf struct {
+	next, prev []int32  // next[i]: start of the part after the one at i (n past the last); prev[i] before it (-1)
+	rank       []uint32 // rank of the part at i joined with the next
+	alive      []bool   // a part starts at i
+	heap       pairHeap
+}
+
+func (b *mergeBuf) grow(n int) {
+	if len(b.next) < n {
+		n = max(n, 2*len(b.next))
+		b.next, b.prev = make([]int32, n), make([]int32, n)
+		b.rank, b.alive = make([]uint32, n), make([]bool, n)
+		b.heap = make(pairHeap, 0, 2*n)
 	}
 }
 

@@ -29,6 +29,7 @@ func init() {
 		{"numbers", (*textGen).numbers},
 		{"spaces", (*textGen).spaces},
 		{"runs", (*textGen).runs},
+		{"long pieces", (*textGen).longPieces},
 		{"contractions", (*textGen).contractions},
 		{"runes", (*textGen).randomRunes},
 		{"bytes", (*textGen).randomBytes},
@@ -313,6 +314,24 @@ func (g *textGen) runs(b *strings.Builder, n int) {
 		if g.chance(0.5) {
 			b.WriteString(g.pick([]string{" ", "\n", "x", ".", "1", "'s", "é", ""}))
 		}
+	}
+}
+
+// longPieces writes pieces of 40 to 440 runes of random runes of one
+// class (lower-case letters of a script, CJK, punctuation), where the
+// merge takes its heap path, one a line.
+func (g *textGen) longPieces(b *strings.Builder, n int) {
+	alphabets := [][2]rune{{'a', 'z'}, {0xe0, 0xff}, {0x430, 0x44f}, {0x3b1, 0x3c9}, {0x3041, 0x3096},
+		{0x4e00, 0x4fff}, {0xac00, 0xac40}, {0x0e01, 0x0e3a}, {0x0905, 0x094d}, {'!', '/'}, {':', '@'}}
+	for b.Len() < n {
+		a := alphabets[g.r.IntN(len(alphabets))]
+		if g.chance(0.3) { // a smaller alphabet repeats pairs more
+			a[1] = a[0] + rune(1+g.r.IntN(int(min(a[1]-a[0], 6))))
+		}
+		for size := 40 + g.r.IntN(400); size > 0; size-- {
+			b.WriteRune(g.runeIn(a[0], a[1]))
+		}
+		b.WriteByte('\n')
 	}
 }
 

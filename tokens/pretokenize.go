@@ -37,10 +37,11 @@ const (
 	clsCRLF              // [\r\n]
 )
 
-// classTable holds the class of every rune below len(bmp), built from the
-// unicode range tables; a rune above it is classified on demand.
+// classTable holds the class of every rune below tableRunes, built from
+// the unicode range tables; a rune above it is classified on demand.
 type classTable struct {
-	bmp []uint8
+	ascii [utf8.RuneSelf]uint8
+	bmp   *[tableRunes]uint8
 }
 
 // tableRunes is how many runes the table covers: the BMP and the SMP,
@@ -48,7 +49,7 @@ type classTable struct {
 const tableRunes = 0x20000
 
 func newClassTable() *classTable {
-	t := &classTable{bmp: make([]uint8, tableRunes)}
+	t := &classTable{bmp: new([tableRunes]uint8)}
 	set := func(tab *unicode.RangeTable, bit uint8) {
 		for _, r := range tab.R16 {
 			for c := rune(r.Lo); c <= rune(r.Hi); c += rune(r.Stride) {
@@ -77,6 +78,7 @@ func newClassTable() *classTable {
 	}
 	t.bmp['\r'] |= clsCRLF
 	t.bmp['\n'] |= clsCRLF
+	copy(t.ascii[:], t.bmp[:])
 	return t
 }
 
@@ -105,9 +107,14 @@ func classOf(r rune) uint8 {
 
 // at is the class and byte length of the rune at s[i]; s is valid UTF-8.
 func (t *classTable) at(s string, i int) (uint8, int) {
-	if b := s[i]; b < utf8.RuneSelf {
-		return t.bmp[b], 1
+	if s[i] < utf8.RuneSelf {
+		return t.ascii[s[i]], 1
 	}
+	return t.multibyte(s, i)
+}
+
+// multibyte is at for a rune of two bytes or more.
+func (t *classTable) multibyte(s string, i int) (uint8, int) {
 	r, n := utf8.DecodeRuneInString(s[i:])
 	if r < tableRunes {
 		return t.bmp[r], n
@@ -173,7 +180,10 @@ func (t *classTable) lowerWord(s string, j int) int {
 	lastLower := -1
 	k := j
 	for k < len(s) {
-		c, n := t.at(s, k)
+		c, n := t.ascii[s[k]&0x7f], 1 // t.at(s, k), inlined by hand
+		if s[k] >= utf8.RuneSelf {
+			c, n = t.multibyte(s, k)
+		}
 		if c&clsU == 0 {
 			if c&clsW != 0 {
 				return t.contraction(s, t.run(s, k, clsW))
@@ -204,7 +214,10 @@ func (t *classTable) upperWord(s string, j int) int {
 // run is the end of the run of runes of class bit that starts at s[k].
 func (t *classTable) run(s string, k int, bit uint8) int {
 	for k < len(s) {
-		c, n := t.at(s, k)
+		c, n := t.ascii[s[k]&0x7f], 1 // t.at(s, k), inlined by hand
+		if s[k] >= utf8.RuneSelf {
+			c, n = t.multibyte(s, k)
+		}
 		if c&bit == 0 {
 			break
 		}
@@ -252,7 +265,10 @@ func lowerAt(s string, i int) (rune, int) {
 // punct matches [^\s\p{L}\p{N}]+[\r\n/]* at s[k:], k at such a rune.
 func (t *classTable) punct(s string, k int) int {
 	for k < len(s) {
-		c, n := t.at(s, k)
+		c, n := t.ascii[s[k]&0x7f], 1 // t.at(s, k), inlined by hand
+		if s[k] >= utf8.RuneSelf {
+			c, n = t.multibyte(s, k)
+		}
 		if !isPunct(c) {
 			break
 		}
@@ -270,7 +286,10 @@ func (t *classTable) punct(s string, k int) int {
 func (t *classTable) space(s string, i int) int {
 	k, last, afterCRLF := i, i, -1
 	for k < len(s) {
-		c, n := t.at(s, k)
+		c, n := t.ascii[s[k]&0x7f], 1 // t.at(s, k), inlined by hand
+		if s[k] >= utf8.RuneSelf {
+			c, n = t.multibyte(s, k)
+		}
 		if c&clsSpace == 0 {
 			break
 		}

@@ -94,6 +94,7 @@ func (e *encoder) count(text string) int {
 	text = valid(text)
 	n := 0
 	var bounds []int
+	var buf mergeBuf
 	for i := 0; i < len(text); {
 		end := e.classes.pieceEnd(text, i)
 		piece := text[i:end]
@@ -102,7 +103,7 @@ func (e *encoder) count(text string) int {
 			n++
 			continue
 		}
-		bounds = e.vocab.merge(piece, bounds[:0])
+		bounds = e.vocab.merge(piece, bounds[:0], &buf)
 		n += len(bounds)
 	}
 	return n
@@ -113,6 +114,7 @@ func (e *encoder) count(text string) int {
 func (e *encoder) encode(text string) []int {
 	text = valid(text)
 	var ids, bounds []int
+	var buf mergeBuf
 	for i := 0; i < len(text); {
 		end := e.classes.pieceEnd(text, i)
 		piece := text[i:end]
@@ -121,7 +123,7 @@ func (e *encoder) encode(text string) []int {
 			ids = append(ids, int(r))
 			continue
 		}
-		bounds = e.vocab.merge(piece, bounds[:0])
+		bounds = e.vocab.merge(piece, bounds[:0], &buf)
 		start := 0
 		for _, b := range bounds {
 			r, _ := e.vocab.rank(piece[start:b])
