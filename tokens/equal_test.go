@@ -289,9 +289,8 @@ func TestClassTable(t *testing.T) {
 	}
 }
 
-// TestEqualTiktokenGoTranscripts compares the tokens of every string of
-// every real transcript in $CTXSIM_TRANSCRIPTS (default
-// /work/shared/transcripts), and of each line whole.
+// TestEqualTiktokenGoTranscripts compares the tokens of the real
+// transcripts' texts (see transcriptTexts).
 func TestEqualTiktokenGoTranscripts(t *testing.T) {
 	ts := newTester(t)
 	texts := transcriptTexts(t)
@@ -308,10 +307,7 @@ type namedText struct{ name, text string }
 // transcriptTexts are every string longer than 2 bytes in the shared
 // transcripts, each once, and every fourth of their JSON lines whole.
 func transcriptTexts(t testing.TB) []namedText {
-	dir := os.Getenv("CTXSIM_TRANSCRIPTS")
-	if dir == "" {
-		dir = "/work/shared/transcripts"
-	}
+	dir := transcriptsDir()
 	var texts []namedText
 	seen := map[string]bool{}
 	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
@@ -344,6 +340,21 @@ func transcriptTexts(t testing.TB) []namedText {
 		t.Fatalf("read the real transcripts in %s (set CTXSIM_TRANSCRIPTS to the shared transcripts folder): %d texts, %v", dir, len(texts), err)
 	}
 	return texts
+}
+
+// transcriptsDir is $CTXSIM_TRANSCRIPTS, else the shared folder beside
+// the repository (../shared/transcripts from its root, as in CI), else
+// /work/shared/transcripts.
+func transcriptsDir() string {
+	if dir := os.Getenv("CTXSIM_TRANSCRIPTS"); dir != "" {
+		return dir
+	}
+	for _, dir := range []string{"../../shared/transcripts", "/work/shared/transcripts"} {
+		if _, err := os.Stat(dir); err == nil {
+			return dir
+		}
+	}
+	return "../../shared/transcripts"
 }
 
 func walkStrings(v any, f func(string)) {
