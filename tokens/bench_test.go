@@ -35,18 +35,29 @@ func benchTexts(b *testing.B) map[string][]string {
 	return kinds
 }
 
-// BenchmarkCount counts each kind of text with tiktoken-go (old, what
+// BenchmarkCount counts each kind of text with tiktoken-go (old: what
 // Counter did before, less the memo) and with the encoder (new), on one
-// goroutine; it reports MB/s and tokens/s.
+// goroutine; it reports MB/s and tokens/s. Compare them with
+//
+//	go test ./tokens -run '^$' -bench 'Count$' -count 5 | benchstat -col /counter -
+//
+// or count instructions, free of other load (one iteration, collected
+// inside the counter only):
+//
+//	go test -c -o /tmp/tokens.test ./tokens && cd tokens &&
+//	GODEBUG=asyncpreemptoff=1 valgrind --tool=callgrind \
+//	  --toggle-collect='ctxsim/tokens.(*encoder).count' \
+//	  /tmp/tokens.test -test.run '^$' -test.bench 'Count$/text=prose/counter=new' -test.benchtime 1x
+//
+// (old: --toggle-collect='github.com/pkoukk/tiktoken-go.(*Tiktoken).Encode').
 func BenchmarkCount(b *testing.B) {
 	ts := newTester(b)
 	texts := benchTexts(b)
 	for _, kind := range []string{"prose", "code", "cjk", "transcript"} {
 		docs := texts[kind]
-		size, tokens := 0, 0
+		size := 0
 		for _, d := range docs {
 			size += len(d)
-			tokens += ts.enc.count(d)
 		}
 		for _, impl := range []struct {
 			name  string
@@ -55,14 +66,15 @@ func BenchmarkCount(b *testing.B) {
 			{"old", func(s string) int { return len(ts.ref.Encode(s, nil, nil)) }},
 			{"new", ts.enc.count},
 		} {
-			b.Run(kind+"/"+impl.name, func(b *testing.B) {
+			b.Run("text="+kind+"/counter="+impl.name, func(b *testing.B) {
 				b.SetBytes(int64(size))
+				tokens := 0
 				for b.Loop() {
 					for _, d := range docs {
-						impl.count(d)
+						tokens += impl.count(d)
 					}
 				}
-				b.ReportMetric(float64(tokens)*float64(b.N)/b.Elapsed().Seconds(), "tokens/s")
+				b.ReportMetric(float64(tokens)/b.Elapsed().Seconds(), "tokens/s")
 			})
 		}
 	}
@@ -72,15 +84,15 @@ func BenchmarkCount(b *testing.B) {
 // is quadratic.
 func BenchmarkCountRun(b *testing.B) {
 	ts := newTester(b)
-	for _, n := range []int{1 << 10, 4 << 10, 16 << 10} {
+	for _, n := range []int{1 << 10, 16 << 10, 64 << 10} {
 		text := strings.Repeat("a", n)
-		b.Run("old/"+itoa(n), func(b *testing.B) {
+		b.Run("run="+itoa(n)+"/counter=old", func(b *testing.B) {
 			b.SetBytes(int64(n))
 			for b.Loop() {
 				ts.ref.Encode(text, nil, nil)
 			}
 		})
-		b.Run("new/"+itoa(n), func(b *testing.B) {
+		b.Run("run="+itoa(n)+"/counter=new", func(b *testing.B) {
 			b.SetBytes(int64(n))
 			for b.Loop() {
 				ts.enc.count(text)
@@ -88,7 +100,7 @@ func BenchmarkCountRun(b *testing.B) {
 		})
 	}
 	text := strings.Repeat("a", 1<<20)
-	b.Run("new/1MiB", func(b *testing.B) {
+	b.Run("run=1024KiB/counter=new", func(b *testing.B) {
 		b.SetBytes(int64(len(text)))
 		for b.Loop() {
 			ts.enc.count(text)
@@ -117,7 +129,7 @@ func BenchmarkNew(b *testing.B) {
 		{"old", old},
 		{"new", func() (any, error) { return New() }},
 	} {
-		b.Run(impl.name, func(b *testing.B) {
+		b.Run("counter="+impl.name, func(b *testing.B) {
 			for b.Loop() {
 				if _, err := impl.load(); err != nil {
 					b.Fatal(err)

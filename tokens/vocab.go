@@ -44,7 +44,7 @@ func loadVocab() (*vocab, error) {
 	lines := bytes.Count(data, []byte{'\n'}) + 1
 	arena := make([]byte, 0, base64.StdEncoding.DecodedLen(len(data)))
 	v := &vocab{starts: make([]uint32, 0, lines+1)}
-	var ranks []uint32
+	ranks := make([]uint32, 0, lines)
 	for n := 1; len(data) > 0; n++ {
 		line, rest, _ := bytes.Cut(data, []byte{'\n'})
 		data = rest
@@ -81,6 +81,9 @@ func (v *vocab) index(ranks []uint32) error {
 	}
 	for i := range v.single {
 		v.single[i] = noRank
+	}
+	if len(ranks) >= 1<<24 {
+		return fmt.Errorf("%d tokens: a slot indexes at most 2^24", len(ranks))
 	}
 	v.slots = make([]slot, 1<<bits.Len(uint(len(ranks))))
 	for i, r := range ranks {
