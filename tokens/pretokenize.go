@@ -212,13 +212,17 @@ func (t *classTable) upperWord(s string, j int) int {
 }
 
 // run is the end of the run of runes of class bit that starts at s[k].
-func (t *classTable) run(s string, k int, bit uint8) int {
+func (t *classTable) run(s string, k int, bit uint8) int { return t.runOf(s, k, bit, bit) }
+
+// runOf is the end of the run of runes whose class c has c&mask == want
+// that starts at s[k].
+func (t *classTable) runOf(s string, k int, mask, want uint8) int {
 	for k < len(s) {
 		c, n := t.ascii[s[k]&0x7f], 1 // t.at(s, k), inlined by hand
 		if s[k] >= utf8.RuneSelf {
 			c, n = t.multibyte(s, k)
 		}
-		if c&bit == 0 {
+		if c&mask != want {
 			break
 		}
 		k += n
@@ -264,16 +268,7 @@ func lowerAt(s string, i int) (rune, int) {
 
 // punct matches [^\s\p{L}\p{N}]+[\r\n/]* at s[k:], k at such a rune.
 func (t *classTable) punct(s string, k int) int {
-	for k < len(s) {
-		c, n := t.ascii[s[k]&0x7f], 1 // t.at(s, k), inlined by hand
-		if s[k] >= utf8.RuneSelf {
-			c, n = t.multibyte(s, k)
-		}
-		if !isPunct(c) {
-			break
-		}
-		k += n
-	}
+	k = t.runOf(s, k, clsSpace|clsL|clsN, 0) // isPunct
 	for k < len(s) && (s[k] == '\r' || s[k] == '\n' || s[k] == '/') {
 		k++
 	}
