@@ -85,7 +85,10 @@ func (v *vocab) index(ranks []uint32) error {
 	if len(ranks) >= 1<<24 {
 		return fmt.Errorf("%d tokens: a slot indexes at most 2^24", len(ranks))
 	}
-	v.slots = make([]slot, 1<<bits.Len(uint(len(ranks))))
+	// At most half full (o200k_base: 37%): a lookup that misses, as most
+	// pair lookups do, probes 1.8 slots on average, 7 at 72% full (where
+	// counting CJK text took 17% more instructions, prose 4% more).
+	v.slots = make([]slot, 1<<bits.Len(uint(2*len(ranks))))
 	for i, r := range ranks {
 		tok := v.arena[v.starts[i]:v.starts[i+1]]
 		v.maxLen = max(v.maxLen, len(tok))
