@@ -92,47 +92,46 @@ func valid(text string) string {
 	return string([]rune(text))
 }
 
-// count is the number of tokens of text.
-func (e *encoder) count(text string) int {
+// walk cuts text into pieces and calls f with each: with the ends of its
+// tokens when the merge cut it, nil when the piece is one token.
+func (e *encoder) walk(text string, f func(piece string, ends []int)) {
 	text = valid(text)
-	n := 0
-	var bounds []int
+	var ends []int
 	var buf mergeBuf
 	for i := 0; i < len(text); {
 		end := e.classes.pieceEnd(text, i)
 		piece := text[i:end]
 		i = end
 		if _, ok := e.vocab.rank(piece); ok { // every single byte is a token
-			n++
+			f(piece, nil)
 			continue
 		}
-		bounds = e.vocab.merge(piece, bounds[:0], &buf)
-		n += len(bounds)
+		ends = e.vocab.merge(piece, ends[:0], &buf)
+		f(piece, ends)
 	}
+}
+
+// count is the number of tokens of text.
+func (e *encoder) count(text string) int {
+	n := 0
+	e.walk(text, func(_ string, ends []int) { n += max(1, len(ends)) })
 	return n
 }
 
 // encode returns the token ids of text: the ids tiktoken-go's Encode(text,
 // nil, nil) returns.
 func (e *encoder) encode(text string) []int {
-	text = valid(text)
-	var ids, bounds []int
-	var buf mergeBuf
-	for i := 0; i < len(text); {
-		end := e.classes.pieceEnd(text, i)
-		piece := text[i:end]
-		i = end
-		if r, ok := e.vocab.rank(piece); ok {
-			ids = append(ids, int(r))
-			continue
+	var ids []int
+	e.walk(text, func(piece string, ends []int) {
+		if ends == nil {
+			ends = []int{len(piece)}
 		}
-		bounds = e.vocab.merge(piece, bounds[:0], &buf)
 		start := 0
-		for _, b := range bounds {
-			r, _ := e.vocab.rank(piece[start:b])
+		for _, end := range ends {
+			r, _ := e.vocab.rank(piece[start:end])
 			ids = append(ids, int(r))
-			start = b
+			start = end
 		}
-	}
+	})
 	return ids
 }
