@@ -1,8 +1,6 @@
 package tokens
 
 import (
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -30,67 +28,26 @@ func TestCountOffline(t *testing.T) {
 	}
 }
 
-// TestSplitCountsTheSame counts texts whole and in small pieces cut by
-// split: the sums must be equal wherever split found a place to cut.
-func TestSplitCountsTheSame(t *testing.T) {
-	c, err := New()
-	if err != nil {
-		t.Fatal(err)
-	}
-	texts := []string{
-		"line one\nline two\n\nline four\n",
-		"x.\n/usr/bin/env bash\n/etc/hosts\n",
-		"a  \n  b\n\t\nc\r\nd\r\n\r\ne",
-		"func f() error {\n\treturn nil\n}\n\n// Doc.\nfunc g() {}\n",
-		"日本語の文。\n次の行\u3000全角空白\n\u00a0nbsp\n's 've\nI'm\n",
-		"numbers 1234567\n89\n-- dashes --\n***\n###\n",
-		strings.Repeat("word ", 30) + "\n" + strings.Repeat("=", 50) + "\nend",
-	}
-	// Every lesson text of the repository.
-	files, _ := filepath.Glob("../scenarios/*/*.md")
-	yamls, _ := filepath.Glob("../scenarios/*/*.yaml")
-	for _, f := range append(files, yamls...) {
-		b, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		texts = append(texts, string(b))
-	}
-	if len(texts) < 15 {
-		t.Fatalf("found %d texts; the lesson files are missing", len(texts))
-	}
-	checked := 0
-	for i, text := range texts {
-		whole := len(c.enc.Encode(text, nil, nil))
-		for _, max := range []int{16, 40, 200, 1000, 4000, 8000} {
-			pieces := split(text, max)
-			if strings.Join(pieces, "") != text {
-				if got := c.count(text, max); got > whole {
-					t.Errorf("text %d, max %d: truncated count %d above the whole count %d", i, max, got, whole)
-				}
-				continue // a stretch with no place to cut: truncated by design
-			}
-			if got := c.count(text, max); got != whole {
-				t.Errorf("text %d (%.30q…), pieces of %d bytes: %d tokens; whole %d", i, text, max, got, whole)
-			}
-			if len(pieces) > 1 {
-				checked++
-			}
-		}
-	}
-	if checked < 20 {
-		t.Errorf("only %d texts were cut into pieces and compared; want at least 20", checked)
+// TestCountLongText counts a text longer than the 64 KiB pieces the old
+// counter cut texts into, whole.
+func TestCountLongText(t *testing.T) {
+	ts := newTester(t)
+	c := &Counter{enc: ts.enc}
+	line := "2026-11-30T12:00:00Z INFO request served path=/api/items status=200 bytes=5123\n"
+	log := strings.Repeat(line, 3*(64<<10)/len(line))
+	if got, want := c.Count(log), len(ts.ref.Encode(log, nil, nil)); got != want {
+		t.Errorf("Count of a %d-byte log = %d; want %d", len(log), got, want)
 	}
 }
 
-func TestSplitLongTextNotTruncated(t *testing.T) {
-	c, err := New()
-	if err != nil {
-		t.Fatal(err)
-	}
-	line := "2026-11-30T12:00:00Z INFO request served path=/api/items status=200 bytes=5123\n"
-	text := strings.Repeat(line, 3*MaxText/len(line))
-	if got, want := c.Count(text), len(c.enc.Encode(text, nil, nil)); got != want {
-		t.Errorf("Count of a %d-byte log = %d; want %d (not the first %d bytes' count)", len(text), got, want, MaxText)
+func TestCountAll(t *testing.T) {
+	ts := newTester(t)
+	c := &Counter{enc: ts.enc}
+	texts := corpus(5, 256<<10, 4<<10)
+	c.CountAll(texts)
+	for i, text := range texts {
+		if got, want := c.Count(text), len(ts.ref.Encode(text, nil, nil)); got != want {
+			t.Errorf("text %d: Count after CountAll = %d; want %d", i, got, want)
+		}
 	}
 }
