@@ -332,25 +332,15 @@ func transcriptTexts(t testing.TB) []namedText {
 		return nil
 	})
 	if err != nil || len(texts) < 5000 {
-		t.Fatalf("read the real transcripts in %s (set CTXSIM_TRANSCRIPTS to the shared transcripts folder): %d texts, %v", dir, len(texts), err)
+		t.Fatalf("read the real transcripts in %s : %d texts, %v", dir, len(texts), err)
 	}
 	return texts
 }
 
-// transcriptsDir is $CTXSIM_TRANSCRIPTS, else the shared folder beside
-// the repository (../shared/transcripts from its root, as in CI), else
-// /work/shared/transcripts.
-func transcriptsDir() string {
-	if dir := os.Getenv("CTXSIM_TRANSCRIPTS"); dir != "" {
-		return dir
-	}
-	for _, dir := range []string{"../../shared/transcripts", "/work/shared/transcripts"} {
-		if _, err := os.Stat(dir); err == nil {
-			return dir
-		}
-	}
-	return "../../shared/transcripts"
-}
+// transcriptsDir holds the real transcripts the repository ships as test
+// data (the shared Claude Code session and the tools' field shapes, MIT,
+// with their LICENSE files), in the transcript package.
+func transcriptsDir() string { return "../transcript/testdata" }
 
 func walkStrings(v any, f func(string)) {
 	switch v := v.(type) {
