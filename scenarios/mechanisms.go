@@ -33,6 +33,10 @@ func (b *builder) mechanisms(raw *rawLesson, l *sim.Lesson) {
 		"history":      func() sim.Mechanism { return b.history(rm.History, l) },
 		"subagent":     func() sim.Mechanism { return b.subagent(rm.Subagent, l) },
 		"spend":        func() sim.Mechanism { return sim.SpendMeter{} },
+		"arms":         func() sim.Mechanism { return b.arms(rm.Arms, l) },
+		"layout":       func() sim.Mechanism { return b.layout(rm.Layout, l) },
+		"instructions": func() sim.Mechanism { return b.instructions(rm.Instructions, l) },
+		"layers":       func() sim.Mechanism { return b.layers(rm.Layers, l) },
 	}
 	for _, name := range b.f.keys("mechanisms") {
 		l.Mechanisms = append(l.Mechanisms, build[name]())

@@ -66,6 +66,11 @@ type rawMechanisms struct {
 	History     *rawHistory     `yaml:"history"`
 	Subagent    *rawSubagent    `yaml:"subagent"`
 	Spend       *struct{}       `yaml:"spend"`
+
+	Arms         *rawArms         `yaml:"arms"`         // mech_arms.go
+	Layout       *rawLayout       `yaml:"layout"`       // mech_layout.go
+	Instructions *rawInstructions `yaml:"instructions"` // mech_instructions.go
+	Layers       *rawLayers       `yaml:"layers"`       // mech_layers.go
 }
 
 // rawCompression: what happens to each tool result, by strategy.
