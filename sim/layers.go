@@ -373,7 +373,7 @@ func (r *layersRun) frame(h *harness, f *Frame, fc frameCtx) {
 	f.Figures = append(f.Figures, count("layers", r.on), tokens("line", r.line), percent("line-pct", r.cfg.Line),
 		tokens("budget", r.cfg.Budget), count("offloaded", len(r.offloaded)), count("records", r.records),
 		count("attempts", r.attempts), count("failures", r.failures), count("failure-limit", r.cfg.Failures),
-		tokens("prompt", r.cfg.Prompt))
+		tokens("prompt", r.cfg.Prompt), count("summarizer-calls", r.summaries))
 	for k := 1; k <= 5; k++ {
 		if r.freed[k] > 0 {
 			f.Figures = append(f.Figures, tokens(fmt.Sprintf("freed-%d", k), r.freed[k]))
