@@ -228,6 +228,9 @@ func (r *layersRun) micro(h *harness) bool {
 		}
 		text := fmt.Sprintf("[%s result removed from the request by context editing: %s tokens]", b.Tool, thousands(b.Tokens))
 		n := h.count(text)
+		if n >= b.Tokens {
+			continue // the placeholder would not be smaller
+		}
 		p.removed += b.Tokens - n
 		p.count++
 		b.Attrs = append(b.Attrs, Attr{"cleared_from", b.Tokens})
