@@ -308,11 +308,11 @@ func (r *instructionsRun) compact(h *harness) {
 		}
 	}
 	r.last = c
+	h.event(Event{Type: EventAutocompact, Tokens: c.before})
 	sum := r.summary(h, ids)
 	c.summary, c.summaryTokens, c.mechanical = sum.ID, sum.Tokens, sum.Summary.Mechanical
 	r.calls++
 	r.sent += c.rng + r.cfg.Prompt
-	h.event(Event{Type: EventAutocompact, Tokens: c.before})
 	f := h.emitWith(FrameSummary, "autocompact", nil, frameCtx{own: true})
 	for i := range f.Blocks {
 		f.Blocks[i].Selected = slices.Contains(ids, f.Blocks[i].ID)

@@ -66,7 +66,7 @@ func (c Layers) summaryCards() []Card { return c.Cards }
 
 func (c Layers) start(h *harness) hooks {
 	r := &layersRun{cfg: c, on: h.p.Int("layers"), breaker: h.p.On("breaker"), line: h.limit * c.Line / 100,
-		round: map[string]int{}, freed: make([]int, 6), offloaded: map[string]int{}}
+		round: map[string]int{}, stepOf: map[int]string{}, freed: make([]int, 6), offloaded: map[string]int{}}
 	h.declare("summarizer-calls", "failed-attempts")
 	return r
 }
@@ -79,6 +79,7 @@ type layersRun struct {
 	line    int
 
 	round     map[string]int // the round (model call) each block entered in; 0 before the first call
+	stepOf    map[int]string // the trace step of each round
 	calls     int
 	offloaded map[string]int // results saved to disk: their whole size
 	freed     []int          // tokens each layer removed so far
@@ -148,6 +149,7 @@ func (r *layersRun) beforeCall(h *harness) {
 		step(h)
 	}
 	r.calls++
+	r.stepOf[r.calls] = h.cur.ID
 }
 
 // show emits a layer's frame, decisive.
@@ -260,6 +262,7 @@ func (r *layersRun) archive(h *harness) bool {
 		}
 		rng := h.msgs[i:j]
 		rec := r.summary(h, rng, fmt.Sprintf("record-%d", k))
+		rec.Label, rec.LabelKey = Text{"en": r.stepOf[k]}, "block.record"
 		r.round[rec.ID] = k
 		for _, x := range rng {
 			p.removed += x.Tokens

@@ -375,6 +375,9 @@ func (r *layoutRun) frame(h *harness, f *Frame, fc frameCtx) {
 	}
 	if c := f.Cache; c != nil && c.FirstChanged != "" {
 		f.Figures = append(f.Figures, blockRef("first-changed", c.FirstChanged))
+		if b, ok := f.Block(c.FirstChanged); ok && b.Role == RoleTool {
+			f.Figures = append(f.Figures, count("first-changed-result", 1))
+		}
 		// Calls the model wrote that lie after the cut: computed again.
 		calls, after := 0, false
 		for _, b := range f.Blocks {
@@ -388,7 +391,7 @@ func (r *layoutRun) frame(h *harness, f *Frame, fc frameCtx) {
 		}
 	}
 	f.Figures = append(f.Figures, count("next-request", h.spent.calls+1))
-	if fc.finish || fc.step == StepSessionStart {
+	if (fc.finish || fc.step == StepSessionStart) && (len(r.cfg.Patterns) > 1 || boundary || len(r.cfg.Conditions) > 0) {
 		f.Panels = append(f.Panels, Panel{ID: "layout", Tone: "info", Rows: rows})
 	}
 }
