@@ -498,8 +498,9 @@ func (r *instructionsRun) panel(f *Frame, copyLines int, missing []string, rules
 	} else {
 		rows = append(rows, Row{Key: "no-copy"})
 	}
-	for _, l := range missing {
-		rows = append(rows, Row{Key: "missing", Values: []Figure{text("line", l)}})
+	if len(missing) > 0 {
+		rows = append(rows, Row{Key: "missing", Values: []Figure{count("n", len(missing))},
+			Note: &Msg{Key: "panel.instructions.missing.note", Args: []Figure{text("line", strings.TrimPrefix(strings.Join(missing, " / "), "- "))}}})
 	}
 	rows = append(rows, Row{Key: "rules", Values: []Figure{count("n", rules)}})
 	if r.compactions > 0 {
