@@ -309,7 +309,7 @@ func (r *instructionsRun) compact(h *harness) {
 	}
 	r.last = c
 	h.event(Event{Type: EventAutocompact, Tokens: c.before})
-	sum := r.summary(h, ids)
+	sum := r.summary(h)
 	c.summary, c.summaryTokens, c.mechanical = sum.ID, sum.Tokens, sum.Summary.Mechanical
 	r.calls++
 	r.sent += c.rng + r.cfg.Prompt
@@ -333,26 +333,11 @@ func (r *instructionsRun) compact(h *harness) {
 	g.Decisive = true
 }
 
-// summary is the card that covers exactly ids, or a mechanical excerpt.
-func (r *instructionsRun) summary(h *harness, ids []string) Block {
-	for _, card := range r.cfg.Cards {
-		if !slices.Equal(card.Covers, ids) {
-			continue
-		}
-		v := card.Versions[0]
-		b := Block{ID: card.ID, Role: RoleUser, Kind: KindSummary, Tokens: card.Tokens, Content: v.Content, LabelKey: "block.summary",
-			Summary: &SummaryOf{Card: card.ID, Version: 1, Versions: len(card.Versions), Recorded: v.Recorded, Covers: ids, Provenance: v.Provenance}}
-		if h.l.Counted || b.Tokens == 0 {
-			b.Tokens = h.count(b.Content)
-		}
-		h.event(Event{Type: EventSummary, Tokens: b.Tokens, Block: b.ID, Variant: summaryVariant(b.Summary)})
-		return b
-	}
-	rng := slices.Clone(h.msgs)
-	text, _ := mechanicalExcerpt(rng)
-	b := Block{ID: fmt.Sprintf("excerpt-%d", r.compactions), Role: RoleUser, Kind: KindSummary, Tokens: h.count(text), Content: text,
-		LabelKey: "block.excerpt", Origin: &Msg{Key: "mechanical"}, Summary: &SummaryOf{Mechanical: true, Covers: ids}}
-	h.event(Event{Type: EventSummary, Tokens: b.Tokens, Block: b.ID, Variant: "mechanical"})
+// summary is the card that covers exactly the conversation, or a
+// mechanical excerpt of it.
+func (r *instructionsRun) summary(h *harness) Block {
+	b := summaryOf(h, r.cfg.Cards, h.msgs, fmt.Sprintf("excerpt-%d", r.compactions))
+	h.event(Event{Type: EventSummary, Tokens: b.Tokens, Block: b.ID, Variant: summaryVariant(b.Summary)})
 	return b
 }
 

@@ -261,7 +261,7 @@ func (r *layersRun) archive(h *harness) bool {
 			j++
 		}
 		rng := h.msgs[i:j]
-		rec := r.summary(h, rng, fmt.Sprintf("record-%d", k))
+		rec := summaryOf(h, r.cfg.Cards, rng, fmt.Sprintf("record-%d-excerpt", k))
 		rec.Label, rec.LabelKey = Text{"en": r.stepOf[k]}, "block.record"
 		r.round[rec.ID] = k
 		for _, x := range rng {
@@ -278,29 +278,6 @@ func (r *layersRun) archive(h *harness) bool {
 	h.msgs = out
 	r.records += p.count
 	return r.done(h, key2(p.count > 0, layerArchive), p)
-}
-
-// summary is the card that covers exactly rng, or a mechanical excerpt.
-func (r *layersRun) summary(h *harness, rng []Block, id string) Block {
-	ids := make([]string, len(rng))
-	for i, b := range rng {
-		ids[i] = b.ID
-	}
-	for _, card := range r.cfg.Cards {
-		if !slices.Equal(card.Covers, ids) {
-			continue
-		}
-		v := card.Versions[0]
-		b := Block{ID: card.ID, Role: RoleUser, Kind: KindSummary, Tokens: card.Tokens, Content: v.Content, LabelKey: "block.summary",
-			Summary: &SummaryOf{Card: card.ID, Version: 1, Versions: len(card.Versions), Recorded: v.Recorded, Covers: ids, Provenance: v.Provenance}}
-		if h.l.Counted || b.Tokens == 0 {
-			b.Tokens = h.count(b.Content)
-		}
-		return b
-	}
-	text, _ := mechanicalExcerpt(rng)
-	return Block{ID: id + "-excerpt", Role: RoleUser, Kind: KindSummary, Tokens: h.count(text), Content: text,
-		LabelKey: "block.excerpt", Origin: &Msg{Key: "mechanical"}, Summary: &SummaryOf{Mechanical: true, Covers: ids}}
 }
 
 // compact is layer 5: the session memory first, then a full compaction,
@@ -331,7 +308,7 @@ func (r *layersRun) compact(h *harness) bool {
 		return false
 	}
 	r.succeeded()
-	sum := r.summary(h, h.msgs, fmt.Sprintf("full-%d", r.attempts))
+	sum := summaryOf(h, r.cfg.Cards, h.msgs, fmt.Sprintf("full-%d-excerpt", r.attempts))
 	p.removed, p.count = p.before-h.headerTokens()-sum.Tokens, len(h.msgs)
 	h.msgs = []Block{sum}
 	h.event(Event{Type: EventCompaction, Tokens: p.removed})
