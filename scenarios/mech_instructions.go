@@ -80,7 +80,7 @@ func (b *builder) instructions(r *rawInstructions, l *sim.Lesson) sim.Mechanism 
 		}
 	}
 	if r.Cards != "" {
-		c.Cards, _ = b.cards(p+".cards", r.Cards, nil)
+		c.Cards, c.Versions = b.cards(p+".cards", r.Cards, nil)
 	}
 	return c
 }

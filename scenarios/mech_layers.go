@@ -43,7 +43,7 @@ func (b *builder) layers(r *rawLayers, l *sim.Lesson) sim.Mechanism {
 	}
 	c.Memory = b.message(p+".memory", mem, l.Facts)
 	if r.Cards != "" {
-		c.Cards, _ = b.cards(p+".cards", r.Cards, nil)
+		c.Cards, c.Versions = b.cards(p+".cards", r.Cards, nil)
 	}
 	if len(c.Noise) == 0 {
 		b.fail(p+".noise", "names the tools whose results layer 2 deletes")

@@ -53,6 +53,7 @@ type Instructions struct {
 	SkillCap, SkillTotal int // tokens: per skill, and all skills together
 	Trigger              int // percent of the window that starts an automatic compaction
 	Cards                []Card
+	Versions             int      // versions of each card's text (the rec parameter when over 1)
 	Policies             []string // offered, the default first
 	// Prompt is the size of the summarizer's instructions: a compaction's
 	// own request is the conversation plus this.
@@ -92,9 +93,21 @@ func (c Instructions) summaryCards() []Card { return c.Cards }
 // Name is "instructions".
 func (Instructions) Name() string { return "instructions" }
 
-// Params is reinject.
+// Params are reinject and, with several versions of the summary's text
+// (recorded ones), rec.
 func (c Instructions) Params() []Param {
-	return []Param{{Name: "reinject", Choices: c.Policies, Default: c.Policies[0]}}
+	return append([]Param{{Name: "reinject", Choices: c.Policies, Default: c.Policies[0]}}, strategyParams("", nil, c.Versions)...)
+}
+
+// message is a block the mechanism makes that a summary card may cover: a
+// path-scoped rule as loaded (<rule id>-<n>).
+func (c Instructions) message(id string) (Message, bool) {
+	for _, r := range c.Rules {
+		if rest, ok := strings.CutPrefix(id, r.ID+"-"); ok && rest != "" && strings.Trim(rest, "0123456789") == "" {
+			return Message{ID: id, Role: RoleUser, Kind: KindMemory, Label: Text{"en": r.Path}, Content: r.Content, Tokens: r.Tokens}, true
+		}
+	}
+	return Message{}, false
 }
 
 // The copy's sources, as the frames name them (value.copy-<source>).
@@ -397,6 +410,9 @@ func (r *instructionsRun) reinjectSkills(h *harness, c *instructionsCompaction) 
 func (r *instructionsRun) frame(h *harness, f *Frame, fc frameCtx) {
 	if !fc.own {
 		*fc.tags = append(*fc.tags, r.policy)
+	}
+	if recordedPick(h, r.cfg.Cards) {
+		f.Figures = append(f.Figures, count("recorded", 1))
 	}
 	f.Line = Line{Tokens: r.trigger, Key: "line.trigger"}
 	f.Alert = f.Total > r.trigger

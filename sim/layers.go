@@ -47,6 +47,7 @@ type Layers struct {
 	Line         int      // percent of the window
 	Memory       Message  // 5: the session memory notes
 	Cards        []Card   // 4: a record per round; 5: the full summary
+	Versions     int      // versions of each card's text (the rec parameter when over 1)
 	Failures     int      // 5: consecutive failures that open the breaker
 	Prompt       int      // 4, 5: what a summarizer's instructions (and room for its answer) add to its request
 }
@@ -54,9 +55,11 @@ type Layers struct {
 // Name is "layers".
 func (Layers) Name() string { return "layers" }
 
-// Params are layers (0 to 5) and breaker (on, off).
-func (Layers) Params() []Param {
-	return []Param{intParam("layers", 0, 5, 5, []int{0, 1, 2, 3, 4, 5}, false), onOff("breaker", "on")}
+// Params are layers (0 to 5), breaker (on, off) and, with several versions
+// of the cards' texts (recorded ones), rec.
+func (c Layers) Params() []Param {
+	ps := []Param{intParam("layers", 0, 5, 5, []int{0, 1, 2, 3, 4, 5}, false), onOff("breaker", "on")}
+	return append(ps, strategyParams("", nil, c.Versions)...)
 }
 
 // texts are the texts the mechanism carries.
@@ -348,6 +351,9 @@ func (r *layersRun) sessionMemory(h *harness) bool {
 func (r *layersRun) frame(h *harness, f *Frame, fc frameCtx) {
 	if !fc.own {
 		*fc.tags = append(*fc.tags, fmt.Sprintf("layers-%d", r.on))
+	}
+	if recordedPick(h, r.cfg.Cards) {
+		f.Figures = append(f.Figures, count("recorded", 1))
 	}
 	if r.on >= 2 {
 		f.Line = Line{Tokens: r.line, Key: "line.layers"}
