@@ -19,7 +19,7 @@ import (
 
 // TestRecordNewLessons: `ctxsim record` asks a fake endpoint for every
 // summary card of memory-after-compaction (one card, covering a rule the
-// harness loaded) and production-layers (a record per round); the lesson
+// harness loaded) and production-layers (a record per round it archives); the lesson
 // then offers rec 2 and 3 and shows the recorded texts with where they
 // came from.
 func TestRecordNewLessons(t *testing.T) {
@@ -28,7 +28,7 @@ func TestRecordNewLessons(t *testing.T) {
 		cards                 int
 	}{
 		{"memory-after-compaction", "mac-recorded", "reinject=disk&rec=2", "summary-1", 1},
-		{"production-layers", "pl-recorded", "layers=4&breaker=on&rec=2", "record-02", 14},
+		{"production-layers", "pl-recorded", "layers=4&breaker=on&rec=2", "record-06", 3},
 	} {
 		t.Run(tc.from, func(t *testing.T) {
 			calls := 0

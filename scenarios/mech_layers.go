@@ -10,6 +10,7 @@ type rawLayers struct {
 	Noise        []string   `yaml:"noise"`         // 2: tools whose results are noise
 	NoiseAge     int        `yaml:"noise_age"`     // 2: rounds before a noise result is deleted
 	KeepResults  int        `yaml:"keep_results"`  // 3: most recent results left whole
+	MinFree      int        `yaml:"min_free"`      // 3, 4: act on a result or a round only when that frees more
 	KeepRounds   int        `yaml:"keep_rounds"`   // 4: most recent rounds left whole
 	MemoryRounds int        `yaml:"memory_rounds"` // 5: rounds the session memory compaction keeps
 	Line         int        `yaml:"line"`          // percent of the window above which layers 2-5 act
@@ -23,7 +24,7 @@ type rawLayers struct {
 func (b *builder) layers(r *rawLayers, l *sim.Lesson) sim.Mechanism {
 	const p = "mechanisms.layers"
 	c := sim.Layers{Budget: r.Budget, Preview: r.Preview, PreviewLines: r.PreviewLines, Noise: r.Noise, NoiseAge: r.NoiseAge,
-		KeepResults: r.KeepResults, KeepRounds: r.KeepRounds, MemoryRounds: r.MemoryRounds, Line: r.Line, Failures: r.Failures,
+		KeepResults: r.KeepResults, MinFree: r.MinFree, KeepRounds: r.KeepRounds, MemoryRounds: r.MemoryRounds, Line: r.Line, Failures: r.Failures,
 		Prompt: r.Prompt}
 	b.size(p+".preview", r.Preview)
 	positive := map[string]int{"budget": r.Budget, "preview_lines": r.PreviewLines, "noise_age": r.NoiseAge, "keep_results": r.KeepResults,
@@ -32,6 +33,9 @@ func (b *builder) layers(r *rawLayers, l *sim.Lesson) sim.Mechanism {
 		if positive[k] <= 0 {
 			b.fail(p+"."+k, "must be a positive number, got %d", positive[k])
 		}
+	}
+	if r.MinFree < 0 {
+		b.fail(p+".min_free", "must not be negative, got %d", r.MinFree)
 	}
 	if r.Line < 1 || r.Line > 100 {
 		b.fail(p+".line", "must be the percent of the window above which layers 2 to 5 act, 1 to 100; got %d", r.Line)

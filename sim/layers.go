@@ -42,6 +42,7 @@ type Layers struct {
 	Noise        []string // 2: tools whose results are noise
 	NoiseAge     int      // 2: rounds
 	KeepResults  int      // 3: tool results left whole
+	MinFree      int      // 3, 4: a result is cleared, a round archived, only when that frees more than this (less is not worth the cache)
 	KeepRounds   int      // 4: rounds left whole
 	MemoryRounds int      // 5: rounds the session memory compaction keeps
 	Line         int      // percent of the window
@@ -233,8 +234,8 @@ func (r *layersRun) micro(h *harness) bool {
 		}
 		text := fmt.Sprintf("[%s result removed from the request by context editing: %s tokens]", b.Tool, thousands(b.Tokens))
 		n := h.count(text)
-		if n >= b.Tokens {
-			continue // the placeholder would not be smaller
+		if b.Tokens-n <= r.cfg.MinFree {
+			continue // it would free too little
 		}
 		p.removed += b.Tokens - n
 		p.count++
@@ -266,11 +267,17 @@ func (r *layersRun) archive(h *harness) bool {
 		rng := h.msgs[i:j]
 		rec := summaryOf(h, r.cfg.Cards, rng, fmt.Sprintf("record-%d-excerpt", k))
 		rec.Label, rec.LabelKey = Text{"en": r.stepOf[k]}, "block.record"
-		r.round[rec.ID] = k
+		whole := 0
 		for _, x := range rng {
-			p.removed += x.Tokens
+			whole += x.Tokens
 		}
-		p.removed -= rec.Tokens
+		if whole-rec.Tokens <= r.cfg.MinFree { // it would free too little
+			out = append(out, rng...)
+			i = j
+			continue
+		}
+		r.round[rec.ID] = k
+		p.removed += whole - rec.Tokens
 		p.count++
 		r.summaries++
 		h.bump("summarizer-calls", 1)
@@ -362,7 +369,7 @@ func (r *layersRun) frame(h *harness, f *Frame, fc frameCtx) {
 	f.Figures = append(f.Figures, count("layers", r.on), tokens("line", r.line), percent("line-pct", r.cfg.Line),
 		tokens("budget", r.cfg.Budget), count("offloaded", len(r.offloaded)), count("records", r.records),
 		count("attempts", r.attempts), count("failures", r.failures), count("failure-limit", r.cfg.Failures),
-		tokens("prompt", r.cfg.Prompt), count("summarizer-calls", r.summaries))
+		tokens("prompt", r.cfg.Prompt), count("summarizer-calls", r.summaries), tokens("min-free", r.cfg.MinFree))
 	for k := 1; k <= 5; k++ {
 		if r.freed[k] > 0 {
 			f.Figures = append(f.Figures, tokens(fmt.Sprintf("freed-%d", k), r.freed[k]))
@@ -376,6 +383,9 @@ func (r *layersRun) frame(h *harness, f *Frame, fc frameCtx) {
 	}
 	if f.Total > r.line {
 		f.Figures = append(f.Figures, count("over-line", 1))
+	}
+	if f.Total > h.limit {
+		f.Figures = append(f.Figures, count("over-window", 1))
 	}
 	for i := range f.Blocks {
 		b := &f.Blocks[i]
