@@ -34,6 +34,10 @@ var mechanismKinds = map[string]mechanismKind{
 	"history":      mechanism((*builder).history),
 	"subagent":     mechanism((*builder).subagent),
 	"spend":        mechanism(as[sim.SpendMeter]),
+	"arms":         mechanism((*builder).arms),
+	"layout":       mechanism((*builder).layout),
+	"instructions": mechanism((*builder).instructions),
+	"layers":       mechanism((*builder).layers),
 }
 
 // mechanismKind is how one mechanism is read: its configuration decoded (before

@@ -42,5 +42,12 @@ func (l *Lesson) Message(id string) (Message, bool) {
 			}
 		}
 	}
+	for _, m := range l.Mechanisms {
+		if mm, ok := m.(interface{ message(string) (Message, bool) }); ok {
+			if msg, ok := mm.message(id); ok {
+				return msg, true // a block the mechanism makes (a rule it loads)
+			}
+		}
+	}
 	return Message{}, false
 }

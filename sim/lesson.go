@@ -43,7 +43,9 @@ const (
 // ReservedSteps are the narration keys of the frames the harness and its
 // mechanisms emit; no step of a trace may take one (nor a PassKey).
 var ReservedSteps = []string{string(FrameCrossed), string(FrameSelected), string(FrameSummary), string(FrameReplaced),
-	string(FrameOverflow), string(FrameRefused), KeyReread}
+	string(FrameOverflow), string(FrameRefused), KeyReread,
+	layerNoise, layerMicro, layerArchive, layerMemory, layerFull, layerFailed, // the layers mechanism
+	keyAutocompact, keyRestored} // the instructions mechanism
 
 // PassKey is the narration key of a compressor's nth pass: pass-1, pass-2.
 func PassKey(n int) string { return passPrefix + strconv.Itoa(n) }
