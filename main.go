@@ -23,11 +23,11 @@ import (
 	"syscall"
 	"time"
 
-	"ctxsim/roomstore"
 	"ctxsim/scenarios"
 	"ctxsim/sim"
 	"ctxsim/tokens"
 	"ctxsim/web"
+	"ctxsim/web/rooms/store"
 )
 
 func main() {
@@ -139,7 +139,7 @@ func prepareLater(ctx context.Context, srv *web.Server, dir string, ids []string
 
 // openRooms opens the NATS room store at u, or returns nil (rooms in
 // memory) when u is empty.
-func openRooms(ctx context.Context, u string, log *slog.Logger) (roomstore.Store, func(), error) {
+func openRooms(ctx context.Context, u string, log *slog.Logger) (store.Store, func(), error) {
 	if u == "" {
 		return nil, func() {}, nil
 	}
@@ -147,7 +147,7 @@ func openRooms(ctx context.Context, u string, log *slog.Logger) (roomstore.Store
 	if err != nil || (p.Scheme != "nats" && p.Scheme != "tls") || p.Host == "" {
 		return nil, nil, fmt.Errorf("-rooms %q: want nats://HOST:PORT", u)
 	}
-	st, err := roomstore.OpenNATS(ctx, roomstore.NATSConfig{URL: u, Limits: roomstore.DefaultLimits(), Log: log})
+	st, err := store.OpenNATS(ctx, store.NATSConfig{URL: u, Limits: store.DefaultLimits(), Log: log})
 	if err != nil {
 		return nil, nil, err
 	}

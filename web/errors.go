@@ -12,10 +12,10 @@ import (
 
 	"github.com/labstack/echo/v4"
 
-	"ctxsim/roomstore"
 	"ctxsim/sim"
 	"ctxsim/textcut"
 	"ctxsim/views"
+	"ctxsim/web/rooms/store"
 )
 
 // Code is the kind of an error; one table maps codes to HTTP statuses.
@@ -87,13 +87,13 @@ func classify(err error) *Error {
 			allowed += " (missing from the policy segment)"
 		}
 		return badParam(pe.Param, allowed).(*Error)
-	case errors.Is(err, roomstore.ErrNoRoom):
-		return &Error{Code: NotFound, Msg: roomstore.ErrNoRoom.Error()}
-	case errors.Is(err, roomstore.ErrRoomKey):
-		return &Error{Code: Forbidden, Param: "key", Msg: roomstore.ErrRoomKey.Error()}
-	case errors.Is(err, roomstore.ErrRoomsFull):
+	case errors.Is(err, store.ErrNoRoom):
+		return &Error{Code: NotFound, Msg: store.ErrNoRoom.Error()}
+	case errors.Is(err, store.ErrRoomKey):
+		return &Error{Code: Forbidden, Param: "key", Msg: store.ErrRoomKey.Error()}
+	case errors.Is(err, store.ErrRoomsFull):
 		return &Error{Code: Unavailable, Msg: "too many open rooms, try again later"}
-	case errors.Is(err, roomstore.ErrUnavailable):
+	case errors.Is(err, store.ErrUnavailable):
 		return &Error{Code: Unavailable, Msg: "rooms are unavailable for a moment, try again", RetryAfter: 2}
 	case errors.As(err, &he):
 		switch he.Code {

@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"ctxsim/roomstore"
+	"ctxsim/web/rooms/store"
 )
 
 // roomRequestFrom makes one request to h as if from peer (host:port), with
@@ -221,7 +221,7 @@ func TestRoomStreamLimits(t *testing.T) {
 func TestRoomTableFull(t *testing.T) {
 	now := time.Date(2026, 11, 1, 9, 0, 0, 0, time.UTC)
 	clock := func() time.Time { return now }
-	m := roomstore.NewMemory(clock, roomstore.Limits{TTL: 2 * time.Hour, FullTTL: 10 * time.Minute, Rooms: 2})
+	m := store.NewMemory(clock, store.Limits{TTL: 2 * time.Hour, FullTTL: 10 * time.Minute, Rooms: 2})
 	var logs bytes.Buffer
 	s := newServerWith(t, Config{Rooms: m, Log: slog.New(slog.NewTextHandler(&logs, nil))})
 	h := s.Handler()

@@ -3,7 +3,7 @@ package web
 // Rooms: a presenter opens a room and gets a short random code; anyone who
 // opens /join/CODE follows the presenter's state live over Server-Sent
 // Events. static/room.js is the browser side. A room holds only the
-// presenter's current state URL, in a roomstore.Store: in this process's
+// presenter's current state URL, in a store.Store: in this process's
 // memory (rooms end with the process) or in NATS (rooms outlive a server
 // restart and are shared by every server on that NATS). The presenter's
 // key is only compared with what the store holds: no request can take a
@@ -25,7 +25,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
-	"ctxsim/roomstore"
+	"ctxsim/web/rooms/store"
 )
 
 const (
@@ -36,9 +36,9 @@ const (
 )
 
 // newRooms is the room service over store. Its routes are in routes.go.
-func (s *Server) newRooms(store roomstore.Store, lim RoomLimits, trusted []netip.Prefix) *roomService {
+func (s *Server) newRooms(st store.Store, lim RoomLimits, trusted []netip.Prefix) *roomService {
 	lim = lim.orDefaults()
-	rs := &roomService{s: s, store: store, heartbeat: roomHeartbeat, shutdowns: map[*http.Server]chan struct{}{}, lan: lanAddrs,
+	rs := &roomService{s: s, store: st, heartbeat: roomHeartbeat, shutdowns: map[*http.Server]chan struct{}{}, lan: lanAddrs,
 		creates: newRateLimiter(lim.CreateBurst, lim.CreateEvery, time.Now), streams: newStreamGate(lim.Streams, lim.ClientStreams),
 		trusted: trusted}
 	if len(s.lib().list) > 0 {
@@ -50,7 +50,7 @@ func (s *Server) newRooms(store roomstore.Store, lim RoomLimits, trusted []netip
 
 type roomService struct {
 	s         *Server
-	store     roomstore.Store
+	store     store.Store
 	heartbeat time.Duration
 	example   string // a state URL, for error messages
 	// lan lists this machine's addresses a classroom may reach it on.
@@ -139,9 +139,9 @@ type roomRequest struct {
 }
 
 func roomCodeParam(c echo.Context) (string, error) {
-	code, ok := roomstore.ParseCode(c.Param("code"))
+	code, ok := store.ParseCode(c.Param("code"))
 	if !ok {
-		return "", badParam("code", "6 characters of "+roomstore.Alphabet)
+		return "", badParam("code", "6 characters of "+store.Alphabet)
 	}
 	return code, nil
 }
@@ -156,7 +156,7 @@ func readRoomRequest(c echo.Context, in *roomRequest, optional bool) error {
 }
 
 func roomKeyParam(k string) error {
-	if !roomstore.ValidKey(k) {
+	if !store.ValidKey(k) {
 		return badParam("key", "the 32 hex digits that POST /rooms returned")
 	}
 	return nil
@@ -206,7 +206,7 @@ func (rs *roomService) create(c echo.Context) error {
 	if err != nil {
 		return rs.storeErr(err)
 	}
-	var st roomstore.State
+	var st store.State
 	if state != "" {
 		if st, err = rs.store.Publish(ctx, code, key, state); err != nil {
 			return rs.storeErr(err)
@@ -350,7 +350,7 @@ func (rs *roomService) join(c echo.Context) error {
 		return err
 	}
 	st, err := rs.store.Current(c.Request().Context(), code)
-	if errors.Is(err, roomstore.ErrNoRoom) {
+	if errors.Is(err, store.ErrNoRoom) {
 		return notFound("room " + quote(code))
 	} else if err != nil {
 		return rs.storeErr(err)
@@ -372,9 +372,9 @@ func isEventStream(path string) bool {
 // storeErr counts the store's refusals (full, unavailable) and returns err.
 func (rs *roomService) storeErr(err error) error {
 	switch {
-	case errors.Is(err, roomstore.ErrRoomsFull):
+	case errors.Is(err, store.ErrRoomsFull):
 		rs.refused.add(refusedRoomsFull)
-	case errors.Is(err, roomstore.ErrUnavailable):
+	case errors.Is(err, store.ErrUnavailable):
 		rs.refused.add(refusedUnavailable)
 	}
 	return err

@@ -22,7 +22,7 @@ import (
 	"github.com/chromedp/chromedp/kb"
 	"github.com/labstack/echo/v4"
 
-	"ctxsim/roomstore"
+	"ctxsim/web/rooms/store"
 )
 
 var roomCodeRE = regexp.MustCompile(`^[23456789ABCDEFGHJKLMNPQRSTUVWXYZ]{6}$`)
@@ -75,7 +75,7 @@ func TestRoomAPI(t *testing.T) {
 		t.Fatalf("POST /rooms = %d; want 201\n%s", rec.Code, rec.Body.String())
 	}
 	room := decodeRoom(t, rec)
-	if !roomCodeRE.MatchString(room.Code) || !roomstore.ValidKey(room.Key) || room.State != s1 {
+	if !roomCodeRE.MatchString(room.Code) || !store.ValidKey(room.Key) || room.State != s1 {
 		t.Fatalf("POST /rooms = %+v; want a code, a key and state %s", room, s1)
 	}
 	if want := "http://example.com/join/" + room.Code; room.JoinURL != want {
@@ -391,7 +391,7 @@ func TestRoomEventsStream(t *testing.T) {
 }
 
 func TestRoomEventsHeartbeat(t *testing.T) {
-	m := roomstore.NewMemory(nil, roomstore.DefaultLimits())
+	m := store.NewMemory(nil, store.DefaultLimits())
 	s := newServerWith(t, Config{Rooms: m})
 	s.rooms.heartbeat = 50 * time.Millisecond
 	ts := startRoomHTTP(t, s.Handler())

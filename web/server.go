@@ -19,9 +19,9 @@ import (
 	"github.com/labstack/echo/v4/middleware"
 
 	"ctxsim/catalog"
-	"ctxsim/roomstore"
 	"ctxsim/scenarios"
 	"ctxsim/sim"
+	"ctxsim/web/rooms/store"
 )
 
 // Config is what a Server is built from.
@@ -30,7 +30,7 @@ type Config struct {
 	Tokens  sim.Tokenizer // counts texts; shared, safe for concurrent use
 	Log     *slog.Logger
 	Catalog *catalog.Catalog // the page's words; the built-in catalog when nil
-	Rooms   roomstore.Store  // where rooms live; in memory (DefaultLimits) when nil
+	Rooms   store.Store      // where rooms live; in memory (DefaultLimits) when nil
 	// RoomLimits bound clients' rooms and event streams; zero fields take
 	// DefaultRoomLimits.
 	RoomLimits RoomLimits
@@ -127,11 +127,11 @@ func New(cfg Config) (*Server, error) {
 	if err := s.prerender500(); err != nil {
 		return nil, fmt.Errorf("render the 500 page: %w", err)
 	}
-	store := cfg.Rooms
-	if store == nil {
-		store = roomstore.NewMemory(time.Now, roomstore.DefaultLimits())
+	rooms := cfg.Rooms
+	if rooms == nil {
+		rooms = store.NewMemory(time.Now, store.DefaultLimits())
 	}
-	s.rooms = s.newRooms(store, cfg.RoomLimits, cfg.TrustedProxies)
+	s.rooms = s.newRooms(rooms, cfg.RoomLimits, cfg.TrustedProxies)
 	s.echo = s.newEcho()
 	return s, nil
 }

@@ -1,4 +1,4 @@
-package roomstore
+package store
 
 import (
 	"context"

@@ -1,11 +1,11 @@
-package roomstore
+package store
 
 import (
 	"context"
 	"testing"
 	"time"
 
-	"ctxsim/roomstore/natsembed"
+	"ctxsim/web/rooms/store/natsembed"
 )
 
 // startNATS runs an embedded NATS server with JetStream for the test.

@@ -1,4 +1,4 @@
-// Package roomstore keeps presenter rooms: a short code the audience
+// Package store keeps presenter rooms: a short code the audience
 // types, the hash of the presenter's secret key, and the state URL the
 // presenter shows now. Two stores implement Store: Memory (one process;
 // its rooms end with the process) and NATS (JetStream key-value, shared
@@ -7,7 +7,7 @@
 // A room's code is random and independent of its key: the key is only
 // ever compared, in constant time, with the hash the store holds, and no
 // request can claim a code that is not its own.
-package roomstore
+package store
 
 import (
 	"context"
