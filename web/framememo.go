@@ -6,6 +6,7 @@ import (
 
 	"ctxsim/sim"
 	"ctxsim/views"
+	"ctxsim/web/internal/lru"
 )
 
 // frameMemo keeps, for a static copy, what the pages of one frame share: its
@@ -17,15 +18,15 @@ import (
 // share are recent); headlines, a few thousand strings, all. The live
 // server keeps whole pages instead.
 type frameMemo struct {
-	windows   *lru[*views.Window] // frameKey.String() → window, cost 1
-	headlines sync.Map            // frameKey → string
+	windows   *lru.Cache[*views.Window] // frameKey.String() → window, cost 1
+	headlines sync.Map                  // frameKey → string
 }
 
 // memoWindows is how many windows a static copy keeps: the frames of a few
 // policies, which is what the pages rendered at once share.
 const memoWindows = 128
 
-func newFrameMemo() *frameMemo { return &frameMemo{windows: newLRU[*views.Window](memoWindows)} }
+func newFrameMemo() *frameMemo { return &frameMemo{windows: lru.New[*views.Window](memoWindows)} }
 
 type frameKey struct {
 	run  *sim.Replay
@@ -51,7 +52,7 @@ func (s *Server) windowView(v *frameView) views.Window {
 	if m == nil {
 		return s.drawFrame(v)
 	}
-	w, _ := m.windows.getOrMake(k.String(), func() (*views.Window, int64, error) {
+	w, _ := m.windows.GetOrMake(k.String(), func() (*views.Window, int64, error) {
 		w := s.drawFrame(v)
 		return &w, 1, nil
 	})

@@ -64,7 +64,7 @@ func BenchmarkImportedStepPage(b *testing.B) {
 	b.ResetTimer()
 	for range b.N {
 		b.StopTimer()
-		s.caches.pages.reset()
+		s.caches.pages.Reset()
 		rec := httptest.NewRecorder()
 		b.StartTimer()
 		s.Handler().ServeHTTP(rec, req)

@@ -123,7 +123,7 @@ func (s *Server) Drop(id string) {
 // from the one before (the index lists the lessons).
 func (s *Server) publish(lib *library) {
 	s.library.Store(lib)
-	s.caches.pages.reset()
+	s.caches.pages.Reset()
 }
 
 // lesson returns the lesson id names; a 503 while it is being prepared, a

@@ -10,6 +10,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"ctxsim/sim"
+	"ctxsim/web/internal/lru"
 )
 
 // Every page of a lesson state is a pure function of its canonical path
@@ -60,10 +61,10 @@ const (
 // caches are the Server's memory of work already done: rendered pages and
 // replays of non-preset policies. Both are bounded LRUs.
 type caches struct {
-	pages   *lru[*body]
-	replays *lru[*sim.Replay]
+	pages   *lru.Cache[*body]
+	replays *lru.Cache[*sim.Replay]
 	// outlines are the frames of runs without their contents, by policy.
-	outlines *lru[*outline]
+	outlines *lru.Cache[*outline]
 	zip      *compressor // encodings of kept pages
 	bufs     sync.Pool   // *bytes.Buffer to render into
 }
@@ -78,7 +79,7 @@ func newCaches(cfg Config) *caches {
 	if runs == 0 {
 		runs = defaultReplayCacheRuns
 	}
-	return &caches{pages: newLRU[*body](pages), replays: newLRU[*sim.Replay](runs), outlines: newLRU[*outline](outlineRuns),
+	return &caches{pages: lru.New[*body](pages), replays: lru.New[*sim.Replay](runs), outlines: lru.New[*outline](outlineRuns),
 		zip: newCompressor(pageGzipLevel, pageBrQuality)}
 }
 
@@ -90,7 +91,7 @@ func (s *Server) cachedPage(c echo.Context) (*body, bool) {
 	if u.RawQuery != "" {
 		return nil, false
 	}
-	return s.caches.pages.get(u.Path)
+	return s.caches.pages.Get(u.Path)
 }
 
 // servePage answers with the page kept under key, its canonical path,
@@ -98,7 +99,7 @@ func (s *Server) cachedPage(c echo.Context) (*body, bool) {
 // visitors of one page wait for a single render.
 func (s *Server) servePage(c echo.Context, key, vary string, build func() (templ.Component, error)) error {
 	ctx := context.WithoutCancel(c.Request().Context()) // the render is shared: one visitor leaving must not fail it for the others
-	b, err := s.caches.pages.getOrMake(key, func() (*body, int64, error) {
+	b, err := s.caches.pages.GetOrMake(key, func() (*body, int64, error) {
 		comp, err := build()
 		if err != nil {
 			return nil, 0, err
@@ -108,7 +109,7 @@ func (s *Server) servePage(c echo.Context, key, vary string, build func() (templ
 			return nil, 0, fmt.Errorf("render %s: %w", key, err)
 		}
 		b := newBody(raw, echo.MIMETextHTMLCharsetUTF8, s.caches.zip)
-		b.grew = func(n int64) { s.caches.pages.grow(key, b, n) }
+		b.grew = func(n int64) { s.caches.pages.Grow(key, b, n) }
 		return b, int64(len(key) + len(raw)), nil
 	})
 	if err != nil {

@@ -280,7 +280,7 @@ func (s *Server) run(l *scenarios.Lesson, p sim.Policy) (*sim.Replay, error) {
 	if r, ok := s.lib().presets[runKey{l.ID, p}]; ok {
 		return r, nil
 	}
-	return s.caches.replays.getOrMake(l.ID+"/"+p.String(), func() (*sim.Replay, int64, error) {
+	return s.caches.replays.GetOrMake(l.ID+"/"+p.String(), func() (*sim.Replay, int64, error) {
 		r, err := sim.Run(l.Lesson, p, s.tok)
 		if err != nil {
 			return nil, 0, fmt.Errorf("run lesson %s under %s: %w", l.ID, p, err)
@@ -297,8 +297,8 @@ func (s *Server) outline(l *scenarios.Lesson, p sim.Policy) ([]sim.Frame, error)
 	if r, ok := s.lib().presets[runKey{l.ID, p}]; ok {
 		return r.Frames, nil
 	}
-	o, err := s.caches.outlines.getOrMake(l.ID+"/"+p.String(), func() (*outline, int64, error) {
-		r, ok := s.caches.replays.get(l.ID + "/" + p.String())
+	o, err := s.caches.outlines.GetOrMake(l.ID+"/"+p.String(), func() (*outline, int64, error) {
+		r, ok := s.caches.replays.Get(l.ID + "/" + p.String())
 		if !ok {
 			// Not kept: a link's target is replayed for its outline only.
 			var err error

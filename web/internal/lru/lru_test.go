@@ -1,4 +1,4 @@
-package web
+package lru
 
 import (
 	"errors"
@@ -10,13 +10,13 @@ import (
 
 type costly struct{ name string }
 
-func keep(c *lru[*costly], key string, cost int64) *costly {
+func keep(c *Cache[*costly], key string, cost int64) *costly {
 	v := &costly{key}
-	c.put(key, v, cost)
+	c.Put(key, v, cost)
 	return v
 }
 
-func kept(c *lru[*costly], keys ...string) []string {
+func kept(c *Cache[*costly], keys ...string) []string {
 	var out []string
 	for _, k := range keys {
 		c.mu.Lock()
@@ -30,15 +30,15 @@ func kept(c *lru[*costly], keys ...string) []string {
 }
 
 func TestLRUEvictsLeastRecentlyUsed(t *testing.T) {
-	c := newLRU[*costly](10)
+	c := New[*costly](10)
 	keep(c, "a", 4)
 	keep(c, "b", 4)
-	c.get("a") // b is now the least recently used
+	c.Get("a") // b is now the least recently used
 	keep(c, "c", 4)
 	if got := kept(c, "a", "b", "c"); len(got) != 2 || got[0] != "a" || got[1] != "c" {
 		t.Errorf("kept = %v; want [a c]", got)
 	}
-	if n, used := c.stats(); n != 2 || used != 8 {
+	if n, used := c.Stats(); n != 2 || used != 8 {
 		t.Errorf("stats = %d, %d; want 2, 8", n, used)
 	}
 	keep(c, "huge", 11)
@@ -48,28 +48,28 @@ func TestLRUEvictsLeastRecentlyUsed(t *testing.T) {
 }
 
 func TestLRUGrowCountsAndEvicts(t *testing.T) {
-	c := newLRU[*costly](10)
+	c := New[*costly](10)
 	a := keep(c, "a", 3)
 	b := keep(c, "b", 3)
-	c.grow("a", a, 2)
-	if _, used := c.stats(); used != 8 {
+	c.Grow("a", a, 2)
+	if _, used := c.Stats(); used != 8 {
 		t.Fatalf("used = %d after growing a by 2; want 8", used)
 	}
-	c.grow("a", b, 100) // not the value kept under a: ignored
-	if _, used := c.stats(); used != 8 {
+	c.Grow("a", b, 100) // not the value kept under a: ignored
+	if _, used := c.Stats(); used != 8 {
 		t.Fatalf("used = %d after growing a stale value; want 8", used)
 	}
-	c.grow("b", b, 4) // 12 > 10: a, the least recently used, goes
+	c.Grow("b", b, 4) // 12 > 10: a, the least recently used, goes
 	if got := kept(c, "a", "b"); len(got) != 1 || got[0] != "b" {
 		t.Errorf("kept = %v; want [b]", got)
 	}
-	if _, used := c.stats(); used != 7 {
+	if _, used := c.Stats(); used != 7 {
 		t.Errorf("used = %d; want 7", used)
 	}
 }
 
 func TestLRUMakesOnceForConcurrentMisses(t *testing.T) {
-	c := newLRU[*costly](10)
+	c := New[*costly](10)
 	var calls atomic.Int32
 	started, release := make(chan struct{}), make(chan struct{})
 	mk := func() (*costly, int64, error) {
@@ -83,7 +83,7 @@ func TestLRUMakesOnceForConcurrentMisses(t *testing.T) {
 	got := make([]*costly, 20)
 	for i := range got {
 		wg.Go(func() {
-			v, err := c.getOrMake("k", mk)
+			v, err := c.GetOrMake("k", mk)
 			if err != nil {
 				t.Errorf("getOrMake: %v", err)
 			}
@@ -105,29 +105,29 @@ func TestLRUMakesOnceForConcurrentMisses(t *testing.T) {
 }
 
 func TestLRUKeepsNoErrors(t *testing.T) {
-	c := newLRU[*costly](10)
+	c := New[*costly](10)
 	calls := 0
 	fail := func() (*costly, int64, error) { calls++; return nil, 0, errors.New("no") }
 	for range 2 {
-		if _, err := c.getOrMake("k", fail); err == nil {
+		if _, err := c.GetOrMake("k", fail); err == nil {
 			t.Fatal("getOrMake = nil error; want the error of mk")
 		}
 	}
-	if n, _ := c.stats(); n != 0 || calls != 2 {
+	if n, _ := c.Stats(); n != 0 || calls != 2 {
 		t.Errorf("after two failures: %d kept, %d calls; want 0 kept, 2 calls", n, calls)
 	}
 }
 
 func TestLRUDisabledKeepsNothing(t *testing.T) {
-	c := newLRU[*costly](-1)
+	c := New[*costly](-1)
 	calls := 0
 	mk := func() (*costly, int64, error) { calls++; return &costly{"v"}, 1, nil }
 	for range 3 {
-		if _, err := c.getOrMake("k", mk); err != nil {
+		if _, err := c.GetOrMake("k", mk); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if n, _ := c.stats(); n != 0 || calls != 3 {
+	if n, _ := c.Stats(); n != 0 || calls != 3 {
 		t.Errorf("disabled: %d kept, %d calls; want 0 kept, 3 calls", n, calls)
 	}
 }
