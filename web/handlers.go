@@ -13,6 +13,7 @@ import (
 	"ctxsim/scenarios"
 	"ctxsim/sim"
 	"ctxsim/views"
+	"ctxsim/web/httperr"
 )
 
 func (s *Server) healthz(c echo.Context) error { return c.String(http.StatusOK, "ok\n") }
@@ -80,7 +81,7 @@ func (s *Server) langOrLesson(c echo.Context) error {
 	if err := s.preparing(s.lib(), v); err != nil {
 		return err
 	}
-	return notFound("page " + quote(v))
+	return httperr.NoSuch("page " + httperr.Quote(v))
 }
 
 // lessonStart redirects to step 1 of the default or the given policy.
@@ -140,7 +141,7 @@ func (s *Server) redirectStep(c echo.Context, l *scenarios.Lesson, st State, v [
 		n = len(s.timeline(ra, rb))
 	}
 	if len(v) != 1 {
-		return badParam("step", fmt.Sprintf("an integer from 1 to %d", n))
+		return httperr.BadParam("step", fmt.Sprintf("an integer from 1 to %d", n))
 	}
 	if st.Step, err = ParseStep(strings.TrimSpace(v[0]), n); err != nil {
 		return err

@@ -7,6 +7,7 @@ import (
 
 	"ctxsim/scenarios"
 	"ctxsim/sim"
+	"ctxsim/web/httperr"
 )
 
 // library is the lessons a server serves and what preparing them made. It
@@ -136,7 +137,7 @@ func (s *Server) lesson(id string) (*scenarios.Lesson, error) {
 	if err := s.preparing(lib, id); err != nil {
 		return nil, err
 	}
-	return nil, notFound("lesson " + quote(id))
+	return nil, httperr.NoSuch("lesson " + httperr.Quote(id))
 }
 
 // preparing is the 503 of a lesson still being prepared, or nil.
@@ -145,8 +146,8 @@ func (s *Server) preparing(lib *library, id string) error {
 		return nil
 	}
 	args := map[string]string{"id": id, "s": itoa(preparingRetry)}
-	return &Error{Code: Unavailable, RetryAfter: preparingRetry, Reload: true, Key: "ui.error.preparing", Args: args,
-		Msg: "lesson " + quote(id) + " is being prepared (an imported session is prepared after the server starts); ask again in " +
+	return &httperr.Error{Code: httperr.Unavailable, RetryAfter: preparingRetry, Reload: true, Key: "ui.error.preparing", Args: args,
+		Msg: "lesson " + httperr.Quote(id) + " is being prepared (an imported session is prepared after the server starts); ask again in " +
 			itoa(preparingRetry) + " seconds"}
 }
 

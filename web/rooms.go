@@ -25,6 +25,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"ctxsim/web/httperr"
 	"ctxsim/web/rooms/store"
 )
 
@@ -112,7 +113,7 @@ func (rs *roomService) checkOrigin(c echo.Context) error {
 		fwd = r.Header.Get("X-Forwarded-Host")
 	}
 	if !sameOrigin(r, fwd) {
-		return rs.refuse(refusedCrossSite, &Error{Code: Forbidden, Param: "origin", Msg: "rooms are opened and changed from this site's own pages only"})
+		return rs.refuse(refusedCrossSite, &httperr.Error{Code: httperr.Forbidden, Param: "origin", Msg: "rooms are opened and changed from this site's own pages only"})
 	}
 	return nil
 }
@@ -141,7 +142,7 @@ type roomRequest struct {
 func roomCodeParam(c echo.Context) (string, error) {
 	code, ok := store.ParseCode(c.Param("code"))
 	if !ok {
-		return "", badParam("code", "6 characters of "+store.Alphabet)
+		return "", httperr.BadParam("code", "6 characters of "+store.Alphabet)
 	}
 	return code, nil
 }
@@ -152,12 +153,12 @@ func readRoomRequest(c echo.Context, in *roomRequest, optional bool) error {
 	if err == nil || optional && errors.Is(err, io.EOF) {
 		return nil
 	}
-	return badParam("body", `JSON {"key": "…", "state": "/en/…"}`)
+	return httperr.BadParam("body", `JSON {"key": "…", "state": "/en/…"}`)
 }
 
 func roomKeyParam(k string) error {
 	if !store.ValidKey(k) {
-		return badParam("key", "the 32 hex digits that POST /rooms returned")
+		return httperr.BadParam("key", "the 32 hex digits that POST /rooms returned")
 	}
 	return nil
 }
@@ -168,7 +169,7 @@ func roomKeyParam(k string) error {
 // parses the URL with the page routes' own parser, so non-canonical
 // spellings that followers could not match are turned away.
 func (rs *roomService) checkState(v string) (string, error) {
-	bad := badParam("state", "the path of a lesson state, like "+rs.example)
+	bad := httperr.BadParam("state", "the path of a lesson state, like "+rs.example)
 	if len(v) > 1024 || !strings.HasPrefix(v, "/") {
 		return "", bad
 	}
@@ -199,7 +200,7 @@ func (rs *roomService) create(c echo.Context) error {
 		}
 	}
 	if ok, wait := rs.creates.allow(clientOf(c)); !ok {
-		return rs.refuse(refusedCreateRate, &Error{Code: TooMany, Msg: "too many rooms opened from this address, try again later",
+		return rs.refuse(refusedCreateRate, &httperr.Error{Code: httperr.TooMany, Msg: "too many rooms opened from this address, try again later",
 			RetryAfter: int(wait.Seconds()) + 1})
 	}
 	code, key, err := rs.store.Create(ctx)
@@ -351,7 +352,7 @@ func (rs *roomService) join(c echo.Context) error {
 	}
 	st, err := rs.store.Current(c.Request().Context(), code)
 	if errors.Is(err, store.ErrNoRoom) {
-		return notFound("room " + quote(code))
+		return httperr.NoSuch("room " + httperr.Quote(code))
 	} else if err != nil {
 		return rs.storeErr(err)
 	}
@@ -396,7 +397,7 @@ func (rs *roomService) events(c echo.Context) error {
 	}
 	release, reason := rs.streams.acquire(clientOf(c))
 	if reason != "" {
-		return rs.refuse(reason, &Error{Code: TooMany, Msg: "too many open event streams, try again later", RetryAfter: streamRetryAfter})
+		return rs.refuse(reason, &httperr.Error{Code: httperr.TooMany, Msg: "too many open event streams, try again later", RetryAfter: streamRetryAfter})
 	}
 	defer release()
 	ctx, cancel := context.WithCancel(c.Request().Context())

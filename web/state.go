@@ -9,6 +9,7 @@ import (
 
 	"ctxsim/scenarios"
 	"ctxsim/sim"
+	"ctxsim/web/httperr"
 )
 
 // State is everything a lesson page shows, and so everything its URL holds.
@@ -55,7 +56,7 @@ func handoutURL(st State) string {
 func (s *Server) ParseStateURL(path string) (State, *scenarios.Lesson, error) {
 	parts := strings.Split(strings.TrimPrefix(path, "/"), "/")
 	if len(parts) < 4 || len(parts) > 7 {
-		return State{}, nil, notFound("page " + quote(path))
+		return State{}, nil, httperr.NoSuch("page " + httperr.Quote(path))
 	}
 	lang, l, err := s.langAndLesson(parts[0], parts[1])
 	if err != nil {
@@ -68,7 +69,7 @@ func (s *Server) ParseStateURL(path string) (State, *scenarios.Lesson, error) {
 	rest := parts[3:]
 	if rest[0] == "vs" {
 		if len(rest) < 3 {
-			return State{}, nil, notFound("page " + quote(path))
+			return State{}, nil, httperr.NoSuch("page " + httperr.Quote(path))
 		}
 		b, err := l.ParsePolicy(rest[1])
 		if err != nil {
@@ -77,14 +78,14 @@ func (s *Server) ParseStateURL(path string) (State, *scenarios.Lesson, error) {
 		st.Compare, rest = &b, rest[2:]
 	}
 	if len(rest) > 2 {
-		return State{}, nil, notFound("page " + quote(path))
+		return State{}, nil, httperr.NoSuch("page " + httperr.Quote(path))
 	}
 	if len(rest) == 2 {
 		if st.View, err = ParseView(rest[1]); err != nil {
 			return State{}, nil, err
 		}
 		if st.Compare != nil && st.View == ViewNotes {
-			return State{}, nil, badParam("view", ViewPresent+" (a comparison has no speaker notes)")
+			return State{}, nil, httperr.BadParam("view", ViewPresent+" (a comparison has no speaker notes)")
 		}
 	}
 	n, err := s.positions(l, st)
@@ -115,7 +116,7 @@ func (s *Server) positions(l *scenarios.Lesson, st State) (int, error) {
 
 func (s *Server) langAndLesson(lang, id string) (string, *scenarios.Lesson, error) {
 	if !slices.Contains(languages(), lang) {
-		return "", nil, notFound("language " + quote(lang) + " (use " + strings.Join(languages(), " or ") + ")")
+		return "", nil, httperr.NoSuch("language " + httperr.Quote(lang) + " (use " + strings.Join(languages(), " or ") + ")")
 	}
 	l, err := s.lesson(id)
 	if err != nil {
@@ -134,7 +135,7 @@ func ApplyQuery(l *sim.Lesson, p sim.Policy, q url.Values) (sim.Policy, error) {
 			continue
 		}
 		if len(vs) != 1 || !pr.Valid(vs[0]) {
-			return p, badParam(pr.Name, pr.Allowed())
+			return p, httperr.BadParam(pr.Name, pr.Allowed())
 		}
 		var err error
 		if p, err = l.With(p, pr.Name, vs[0]); err != nil {
@@ -160,14 +161,14 @@ func ParseView(v string) (string, error) {
 	case "", ViewPresent, ViewNotes:
 		return v, nil
 	}
-	return "", badParam("view", ViewPresent+"|"+ViewNotes)
+	return "", httperr.BadParam("view", ViewPresent+"|"+ViewNotes)
 }
 
 // ParseStep reads a 1-based step number no larger than n.
 func ParseStep(v string, n int) (int, error) {
 	i, err := strconv.Atoi(v)
 	if err != nil || i < 1 || i > n || strconv.Itoa(i) != v {
-		return 0, badParam("step", fmt.Sprintf("an integer from 1 to %d", n))
+		return 0, httperr.BadParam("step", fmt.Sprintf("an integer from 1 to %d", n))
 	}
 	return i, nil
 }

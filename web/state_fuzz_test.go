@@ -3,6 +3,8 @@ package web
 import (
 	"reflect"
 	"testing"
+
+	"ctxsim/web/httperr"
 )
 
 // FuzzParseStateURL: the one parser of lesson state paths (pages and the
@@ -16,7 +18,7 @@ func FuzzParseStateURL(f *testing.F) {
 	f.Fuzz(func(t *testing.T, path string) {
 		st, l, err := s.ParseStateURL(path)
 		if err != nil {
-			if e := classify(err); e.Code != Invalid && e.Code != NotFound {
+			if e := classify(err); e.Code != httperr.Invalid && e.Code != httperr.NotFound {
 				t.Fatalf("ParseStateURL(%q) = %v (code %d); want a 400 or a 404", path, err, e.Code)
 			}
 			return

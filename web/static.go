@@ -11,6 +11,7 @@ import (
 	"ctxsim/scenarios"
 	"ctxsim/sim"
 	"ctxsim/views"
+	"ctxsim/web/httperr"
 )
 
 // A static copy of the lessons (ctxsim export) holds, in both languages,
@@ -179,5 +180,5 @@ func (s *Server) serverOnlyValues(l *sim.Lesson, ui views.UI) string {
 // copy holds and what needs the server.
 func (s *Server) NotFoundPage(lang string) ([]byte, error) {
 	return s.errorPage(context.Background(), lang, http.StatusNotFound,
-		&Error{Code: NotFound, Msg: s.cat.For(lang).T("ui.static-404")})
+		&httperr.Error{Code: httperr.NotFound, Msg: s.cat.For(lang).T("ui.static-404")})
 }
