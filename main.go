@@ -27,6 +27,7 @@ import (
 	"ctxsim/sim"
 	"ctxsim/tokens"
 	"ctxsim/web"
+	"ctxsim/web/rooms"
 	"ctxsim/web/rooms/store"
 )
 
@@ -72,7 +73,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return errors.New("-max-streams, -max-client-streams: want a positive number")
 	}
 	log := slog.New(slog.NewTextHandler(stderr, nil))
-	rooms, closeRooms, err := openRooms(ctx, *roomsURL, log)
+	roomStore, closeRooms, err := openRooms(ctx, *roomsURL, log)
 	if err != nil {
 		return err
 	}
@@ -84,8 +85,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	cfg.Rooms, cfg.TrustedProxies = rooms, trusted
-	cfg.RoomLimits = web.RoomLimits{Streams: *streams, ClientStreams: *clientStreams}
+	cfg.Rooms, cfg.TrustedProxies = roomStore, trusted
+	cfg.RoomLimits = rooms.Limits{Streams: *streams, ClientStreams: *clientStreams}
 	srv, err := web.New(cfg)
 	if err != nil {
 		return err

@@ -15,7 +15,6 @@ import (
 	"ctxsim/sim"
 	"ctxsim/views"
 	"ctxsim/web/httperr"
-	"ctxsim/web/rooms/store"
 )
 
 // errorBody is the JSON error of the API and the rooms.
@@ -26,9 +25,9 @@ type errorBody struct {
 	Lessons []lessonJSON `json:"lessons,omitempty"`
 }
 
-// classify turns any error into an *httperr.Error: ours as they are, the
-// engine's policy errors as bad parameters, the room store's by kind,
-// echo's by status; anything else is internal.
+// classify turns any error into an *httperr.Error: ours as they are (the
+// room service turns its store's into ours), the engine's policy errors as
+// bad parameters, echo's by status; anything else is internal.
 func classify(err error) *httperr.Error {
 	var e *httperr.Error
 	var pe *sim.PolicyError
@@ -42,14 +41,6 @@ func classify(err error) *httperr.Error {
 			allowed += " (missing from the policy segment)"
 		}
 		return httperr.BadParam(pe.Param, allowed).(*httperr.Error)
-	case errors.Is(err, store.ErrNoRoom):
-		return &httperr.Error{Code: httperr.NotFound, Msg: store.ErrNoRoom.Error()}
-	case errors.Is(err, store.ErrRoomKey):
-		return &httperr.Error{Code: httperr.Forbidden, Param: "key", Msg: store.ErrRoomKey.Error()}
-	case errors.Is(err, store.ErrRoomsFull):
-		return &httperr.Error{Code: httperr.Unavailable, Msg: "too many open rooms, try again later"}
-	case errors.Is(err, store.ErrUnavailable):
-		return &httperr.Error{Code: httperr.Unavailable, Msg: "rooms are unavailable for a moment, try again", RetryAfter: 2}
 	case errors.As(err, &he):
 		switch he.Code {
 		case http.StatusNotFound:

@@ -7,6 +7,7 @@ import (
 
 	"ctxsim/scenarios"
 	"ctxsim/tokens"
+	"ctxsim/web/rooms"
 )
 
 // builtins loads the tokenizer and the built-in lessons once per test
@@ -29,7 +30,7 @@ var sharedServer = sync.OnceValues(func() (*Server, error) {
 	}
 	// Every test opens rooms from the same address; the per-client rate
 	// has tests of its own, on servers of their own.
-	cfg.RoomLimits = RoomLimits{CreateBurst: 100_000}
+	cfg.RoomLimits = rooms.Limits{CreateBurst: 100_000}
 	return New(cfg)
 })
 

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"ctxsim/web/rooms"
 	"ctxsim/web/rooms/store"
 )
 
@@ -21,7 +22,7 @@ import (
 //	go test ./web -run '^$' -fuzz FuzzRoomAPI -fuzztime 60s
 func FuzzRoomAPI(f *testing.F) {
 	mem := store.NewMemory(nil, store.Limits{TTL: time.Hour, FullTTL: time.Minute, Rooms: 1 << 30})
-	s := newServerWith(f, Config{Rooms: mem, RoomLimits: RoomLimits{CreateBurst: 1 << 30, ClientStreams: 1 << 30, Streams: 1 << 30}})
+	s := newServerWith(f, Config{Rooms: mem, RoomLimits: rooms.Limits{CreateBurst: 1 << 30, ClientStreams: 1 << 30, Streams: 1 << 30}})
 	h := s.Handler()
 	code, key, err := mem.Create(context.Background())
 	if err != nil {

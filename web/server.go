@@ -21,6 +21,7 @@ import (
 	"ctxsim/catalog"
 	"ctxsim/scenarios"
 	"ctxsim/sim"
+	"ctxsim/web/rooms"
 	"ctxsim/web/rooms/store"
 )
 
@@ -30,10 +31,10 @@ type Config struct {
 	Tokens  sim.Tokenizer // counts texts; shared, safe for concurrent use
 	Log     *slog.Logger
 	Catalog *catalog.Catalog // the page's words; the built-in catalog when nil
-	Rooms   store.Store      // where rooms live; in memory (DefaultLimits) when nil
+	Rooms   store.Store      // where rooms live; in memory (store.DefaultLimits) when nil
 	// RoomLimits bound clients' rooms and event streams; zero fields take
-	// DefaultRoomLimits.
-	RoomLimits RoomLimits
+	// rooms.DefaultLimits.
+	RoomLimits rooms.Limits
 	// TrustedProxies are the proxies whose X-Forwarded-For names the
 	// client (for per-client limits) and whose X-Forwarded-Host counts as
 	// this site (same-origin check). None by default: the peer address is
@@ -69,7 +70,7 @@ type Server struct {
 	longRun int // Config.LongRun
 	assets  assetSet
 	page500 map[string][]byte // the 500 page per language, rendered at start-up
-	rooms   *roomService
+	rooms   *rooms.Service
 	log     *slog.Logger
 	caches  *caches         // rendered pages and typed-policy replays (pagecache.go)
 	encoded map[string]bool // route paths whose handlers pick their own content coding
@@ -127,12 +128,13 @@ func New(cfg Config) (*Server, error) {
 	if err := s.prerender500(); err != nil {
 		return nil, fmt.Errorf("render the 500 page: %w", err)
 	}
-	rooms := cfg.Rooms
-	if rooms == nil {
-		rooms = store.NewMemory(time.Now, store.DefaultLimits())
+	rs := cfg.Rooms
+	if rs == nil {
+		rs = store.NewMemory(time.Now, store.DefaultLimits())
 	}
-	s.rooms = s.newRooms(rooms, cfg.RoomLimits, cfg.TrustedProxies)
-	s.echo = s.newEcho()
+	s.rooms = rooms.New(rooms.Config{Store: rs, Limits: cfg.RoomLimits, Trusted: cfg.TrustedProxies, CheckState: s.followState,
+		Example: s.exampleState(), Log: s.log})
+	s.echo = s.newEcho(cfg.TrustedProxies)
 	return s, nil
 }
 
@@ -318,11 +320,11 @@ func (s *Server) outline(l *scenarios.Lesson, p sim.Policy) ([]sim.Frame, error)
 	return o.frames, nil
 }
 
-func (s *Server) newEcho() *echo.Echo {
+func (s *Server) newEcho(trusted []netip.Prefix) *echo.Echo {
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true
 	e.HTTPErrorHandler = s.handleError
-	e.IPExtractor = ipExtractor(s.rooms.trusted)
+	e.IPExtractor = ipExtractor(trusted)
 	// A typed or pasted URL with a trailing slash finds its page.
 	e.Pre(middleware.RemoveTrailingSlashWithConfig(middleware.TrailingSlashConfig{RedirectCode: http.StatusMovedPermanently}))
 	e.Use(middleware.Recover())
@@ -365,7 +367,7 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	}
 	rctx, stopReports := context.WithCancel(ctx)
 	defer stopReports()
-	go s.rooms.reportRefusals(rctx, roomReport, s.log)
+	go s.rooms.ReportRefusals(rctx)
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	select {

@@ -98,6 +98,31 @@ func (s *Server) ParseStateURL(path string) (State, *scenarios.Lesson, error) {
 	return st, l, nil
 }
 
+// followState is the state a room's audience follows when a presenter
+// publishes path: path must be the canonical path of a lesson state this
+// site serves, in any view; the audience gets it without its view.
+func (s *Server) followState(path string) (string, error) {
+	st, _, err := s.ParseStateURL(path)
+	if err != nil {
+		return "", err
+	}
+	if LessonURL(st) != path {
+		return "", httperr.BadParam("state", "the canonical path "+LessonURL(st))
+	}
+	st.View = ""
+	return LessonURL(st), nil
+}
+
+// exampleState is a state path for messages: step 1 of the first lesson.
+func (s *Server) exampleState() string {
+	lib := s.lib()
+	if len(lib.list) == 0 {
+		return ""
+	}
+	l := lib.list[0]
+	return LessonURL(State{Lang: "en", Lesson: l.ID, Policy: l.DefaultPolicy(), Step: 1})
+}
+
 // positions is how many steps a state's run (or compared timeline) has.
 func (s *Server) positions(l *scenarios.Lesson, st State) (int, error) {
 	ra, err := s.run(l, st.Policy)

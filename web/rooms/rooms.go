@@ -1,13 +1,14 @@
-package web
-
-// Rooms: a presenter opens a room and gets a short random code; anyone who
-// opens /join/CODE follows the presenter's state live over Server-Sent
-// Events. static/room.js is the browser side. A room holds only the
-// presenter's current state URL, in a store.Store: in this process's
-// memory (rooms end with the process) or in NATS (rooms outlive a server
-// restart and are shared by every server on that NATS). The presenter's
-// key is only compared with what the store holds: no request can take a
-// code that is not its own.
+// Package rooms is the room service: a presenter opens a room and gets a
+// short random code; anyone who opens /join/CODE follows the presenter's
+// state live over Server-Sent Events. static/room.js is the browser side.
+// A room holds only the presenter's current state URL, in a store.Store: in
+// this process's memory (rooms end with the process) or in NATS (rooms
+// outlive a server restart and are shared by every server on that NATS).
+// The presenter's key is only compared with what the store holds: no
+// request can take a code that is not its own. The routes are registered
+// with the site's others, in web/routes.go; what a state URL is, is asked
+// of the site (Config.CheckState).
+package rooms
 
 import (
 	"context"
@@ -36,59 +37,85 @@ const (
 	roomReport    = time.Minute      // how often refused requests are summed up in the log
 )
 
-// newRooms is the room service over store. Its routes are in routes.go.
-func (s *Server) newRooms(st store.Store, lim RoomLimits, trusted []netip.Prefix) *roomService {
-	lim = lim.orDefaults()
-	rs := &roomService{s: s, store: st, heartbeat: roomHeartbeat, shutdowns: map[*http.Server]chan struct{}{}, lan: lanAddrs,
-		creates: newRateLimiter(lim.CreateBurst, lim.CreateEvery, time.Now), streams: newStreamGate(lim.Streams, lim.ClientStreams),
-		trusted: trusted}
-	if len(s.lib().list) > 0 {
-		l := s.lib().list[0]
-		rs.example = LessonURL(State{Lang: "en", Lesson: l.ID, Policy: l.DefaultPolicy(), Step: 1})
-	}
-	return rs
+// Config is what a Service is built from.
+type Config struct {
+	Store store.Store // where rooms live
+	// Limits bound clients' rooms and event streams; zero fields take
+	// DefaultLimits.
+	Limits Limits
+	// Trusted are the proxies whose X-Forwarded-Host counts as this site
+	// (the same-origin check). The client address a request is limited by
+	// is echo's RealIP, which the server sets up with the same proxies.
+	Trusted []netip.Prefix
+	// CheckState accepts only the canonical path of a lesson state the site
+	// serves, in any view, and returns the state the audience follows: the
+	// same path without its view (followers each keep the view they chose,
+	// and never get the speaker notes).
+	CheckState func(path string) (string, error)
+	// Example is a state path for error messages ("" for none).
+	Example string
+	Log     *slog.Logger // where refusals are summed up; none when nil
 }
 
-type roomService struct {
-	s         *Server
+// New is the room service over cfg.Store. Its routes are in
+// web/routes.go.
+func New(cfg Config) *Service {
+	lim := cfg.Limits.orDefaults()
+	log := cfg.Log
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	return &Service{store: cfg.Store, heartbeat: roomHeartbeat, shutdowns: map[*http.Server]chan struct{}{}, lan: lanAddrs,
+		creates: newRateLimiter(lim.CreateBurst, lim.CreateEvery, time.Now), streams: newStreamGate(lim.Streams, lim.ClientStreams),
+		trusted: cfg.Trusted, follow: cfg.CheckState, example: cfg.Example, log: log}
+}
+
+// Service serves the rooms. It is safe for concurrent use.
+type Service struct {
 	store     store.Store
 	heartbeat time.Duration
-	example   string // a state URL, for error messages
+	follow    func(string) (string, error) // Config.CheckState
+	example   string                       // a state URL, for error messages
 	// lan lists this machine's addresses a classroom may reach it on.
 	lan     func() []net.IP
 	creates *rateLimiter   // POST /rooms per client
 	streams *streamGate    // open event streams
 	trusted []netip.Prefix // proxies whose X-Forwarded-* headers count
 	refused refusals
+	log     *slog.Logger
 
 	mu        sync.Mutex
 	shutdowns map[*http.Server]chan struct{} // closed when that server shuts down
 }
 
-// reportRefusals logs the refusals of each interval until ctx ends, and
+// ReportRefusals logs the refusals of each minute until ctx ends, and
 // once more then.
-func (rs *roomService) reportRefusals(ctx context.Context, every time.Duration, log *slog.Logger) {
-	t := time.NewTicker(every)
+func (rs *Service) ReportRefusals(ctx context.Context) {
+	t := time.NewTicker(roomReport)
 	defer t.Stop()
 	for {
 		select {
 		case <-ctx.Done():
-			rs.refused.report(log)
+			rs.Report()
 			return
 		case <-t.C:
-			rs.refused.report(log)
+			rs.Report()
 		}
 	}
 }
 
+// Report logs one line with the refusals counted since the last report, if
+// any, and starts counting again.
+func (rs *Service) Report() { rs.refused.report(rs.log) }
+
 // refuse counts a refusal and returns err.
-func (rs *roomService) refuse(reason string, err error) error {
+func (rs *Service) refuse(reason string, err error) error {
 	rs.refused.add(reason)
 	return err
 }
 
 // fromTrustedProxy reports whether the request's peer is a trusted proxy.
-func (rs *roomService) fromTrustedProxy(r *http.Request) bool {
+func (rs *Service) fromTrustedProxy(r *http.Request) bool {
 	host, _, err := net.SplitHostPort(r.RemoteAddr)
 	if err != nil {
 		return false
@@ -106,7 +133,7 @@ func (rs *roomService) fromTrustedProxy(r *http.Request) bool {
 }
 
 // checkOrigin refuses a room change asked by another site's page.
-func (rs *roomService) checkOrigin(c echo.Context) error {
+func (rs *Service) checkOrigin(c echo.Context) error {
 	r := c.Request()
 	fwd := ""
 	if rs.fromTrustedProxy(r) {
@@ -165,25 +192,25 @@ func roomKeyParam(k string) error {
 
 // checkState accepts only the canonical URL of a lesson state this site
 // serves, and returns it without a view suffix: the audience follows the
-// state, each in the view it chose, and never gets the speaker notes. It
-// parses the URL with the page routes' own parser, so non-canonical
-// spellings that followers could not match are turned away.
-func (rs *roomService) checkState(v string) (string, error) {
+// state, each in the view it chose, and never gets the speaker notes. The
+// site parses the URL with the page routes' own parser
+// (Config.CheckState), so non-canonical spellings that followers could
+// not match are turned away.
+func (rs *Service) checkState(v string) (string, error) {
 	bad := httperr.BadParam("state", "the path of a lesson state, like "+rs.example)
 	if len(v) > 1024 || !strings.HasPrefix(v, "/") {
 		return "", bad
 	}
-	st, _, err := rs.s.ParseStateURL(v)
-	if err != nil || LessonURL(st) != v {
+	follow, err := rs.follow(v)
+	if err != nil {
 		return "", bad
 	}
-	st.View = ""
-	return LessonURL(st), nil
+	return follow, nil
 }
 
-// create opens a room: same-origin requests only, a few per client, and
+// Create opens a room: same-origin requests only, a few per client, and
 // none while the room table is full.
-func (rs *roomService) create(c echo.Context) error {
+func (rs *Service) Create(c echo.Context) error {
 	ctx := c.Request().Context()
 	if err := rs.checkOrigin(c); err != nil {
 		return err
@@ -224,7 +251,7 @@ func (rs *roomService) create(c echo.Context) error {
 // the presenter used, then each network address of this machine on which
 // the server answers too (a presenter on localhost needs one of those for
 // a class; a server listening on localhost only has none).
-func (rs *roomService) joinURLs(c echo.Context, code string) []string {
+func (rs *Service) joinURLs(c echo.Context, code string) []string {
 	path := "/join/" + code
 	out := []string{c.Scheme() + "://" + c.Request().Host + path}
 	local, ok := c.Request().Context().Value(http.LocalAddrContextKey).(net.Addr)
@@ -279,7 +306,8 @@ func lanAddrs() []net.IP {
 	return out
 }
 
-func (rs *roomService) current(c echo.Context) error {
+// Current answers the room's current state: {code, state, seq}.
+func (rs *Service) Current(c echo.Context) error {
 	code, err := roomCodeParam(c)
 	if err != nil {
 		return err
@@ -306,9 +334,9 @@ func keyedRequest(c echo.Context) (string, roomRequest, error) {
 	return code, in, roomKeyParam(in.Key)
 }
 
-// publish sets the room's state. A room that is gone (closed, expired, or
+// Publish sets the room's state. A room that is gone (closed, expired, or
 // ended with the process that held it) stays gone: 404.
-func (rs *roomService) publish(c echo.Context) error {
+func (rs *Service) Publish(c echo.Context) error {
 	ctx := c.Request().Context()
 	if err := rs.checkOrigin(c); err != nil {
 		return err
@@ -329,7 +357,8 @@ func (rs *roomService) publish(c echo.Context) error {
 	return c.JSON(http.StatusOK, roomJSON{Code: code, State: st.URL, Seq: st.Seq})
 }
 
-func (rs *roomService) close(c echo.Context) error {
+// End closes the room for everyone: the presenter's {key}.
+func (rs *Service) End(c echo.Context) error {
 	if err := rs.checkOrigin(c); err != nil {
 		return err
 	}
@@ -343,9 +372,9 @@ func (rs *roomService) close(c echo.Context) error {
 	return c.NoContent(http.StatusNoContent)
 }
 
-// join sends a member of the audience to the presenter's state. The
+// Join sends a member of the audience to the presenter's state. The
 // fragment tells room.js which room to follow; it never reaches a server.
-func (rs *roomService) join(c echo.Context) error {
+func (rs *Service) Join(c echo.Context) error {
 	code, err := roomCodeParam(c)
 	if err != nil {
 		return err
@@ -364,19 +393,20 @@ func (rs *roomService) join(c echo.Context) error {
 	return c.Redirect(http.StatusFound, state+"#follow="+code)
 }
 
-// isEventStream reports whether path is a room's event stream, which must
-// not be gzipped: each event has to leave the server at once.
-func isEventStream(path string) bool {
-	return strings.HasPrefix(path, "/rooms/") && strings.HasSuffix(path, "/events")
-}
-
-// storeErr counts the store's refusals (full, unavailable) and returns err.
-func (rs *roomService) storeErr(err error) error {
+// storeErr counts the store's refusals (full, unavailable) and returns
+// the error a client gets for each of the store's errors.
+func (rs *Service) storeErr(err error) error {
 	switch {
+	case errors.Is(err, store.ErrNoRoom):
+		return &httperr.Error{Code: httperr.NotFound, Msg: store.ErrNoRoom.Error()}
+	case errors.Is(err, store.ErrRoomKey):
+		return &httperr.Error{Code: httperr.Forbidden, Param: "key", Msg: store.ErrRoomKey.Error()}
 	case errors.Is(err, store.ErrRoomsFull):
 		rs.refused.add(refusedRoomsFull)
+		return &httperr.Error{Code: httperr.Unavailable, Msg: "too many open rooms, try again later"}
 	case errors.Is(err, store.ErrUnavailable):
 		rs.refused.add(refusedUnavailable)
+		return &httperr.Error{Code: httperr.Unavailable, Msg: "rooms are unavailable for a moment, try again", RetryAfter: 2}
 	}
 	return err
 }
@@ -384,13 +414,13 @@ func (rs *roomService) storeErr(err error) error {
 // streamRetryAfter is the Retry-After of a refused event stream, in seconds.
 const streamRetryAfter = 10
 
-// events streams the room's states: the current one first (unless the
+// Events streams the room's states: the current one first (unless the
 // client says, with Last-Event-ID, that it has it), then one event per
 // publish, each with its id, a comment every heartbeat, and "closed" when
 // the presenter ends the room. On a server shutdown the stream just ends,
 // so clients reconnect (retry: 1000) to the next server. Streams are
 // capped per client and in total: 429 with Retry-After.
-func (rs *roomService) events(c echo.Context) error {
+func (rs *Service) Events(c echo.Context) error {
 	code, err := roomCodeParam(c)
 	if err != nil {
 		return err
@@ -461,7 +491,7 @@ func (rs *roomService) events(c echo.Context) error {
 // shutdownSignal returns a channel closed when the http.Server serving r
 // shuts down: http.Server.Shutdown waits for open requests, and an event
 // stream never ends by itself. It registers one hook per server.
-func (rs *roomService) shutdownSignal(r *http.Request) <-chan struct{} {
+func (rs *Service) shutdownSignal(r *http.Request) <-chan struct{} {
 	srv, _ := r.Context().Value(http.ServerContextKey).(*http.Server)
 	if srv == nil {
 		return nil // never ready

@@ -1,4 +1,4 @@
-package web
+package rooms
 
 // Limits on what one client can ask of the rooms: room creation is rate
 // limited per client address, and event streams are capped per client and
@@ -6,9 +6,7 @@ package web
 // never one line each.
 
 import (
-	"fmt"
 	"log/slog"
-	"net"
 	"net/http"
 	"net/netip"
 	"net/url"
@@ -19,23 +17,23 @@ import (
 	"github.com/labstack/echo/v4"
 )
 
-// RoomLimits bound what clients can ask of the rooms. Zero fields take the
-// defaults of DefaultRoomLimits.
-type RoomLimits struct {
+// Limits bound what clients can ask of the rooms. Zero fields take the
+// defaults of DefaultLimits.
+type Limits struct {
 	Streams       int           // open event streams per server
 	ClientStreams int           // open event streams per client address
 	CreateBurst   int           // rooms a client may open at once
 	CreateEvery   time.Duration // then one more per this interval
 }
 
-// DefaultRoomLimits: a class of a few hundred behind one NAT fits under
+// DefaultLimits: a class of a few hundred behind one NAT fits under
 // ClientStreams; a presenter opens a few rooms a day, not hundreds.
-func DefaultRoomLimits() RoomLimits {
-	return RoomLimits{Streams: 10_000, ClientStreams: 500, CreateBurst: 10, CreateEvery: 20 * time.Second}
+func DefaultLimits() Limits {
+	return Limits{Streams: 10_000, ClientStreams: 500, CreateBurst: 10, CreateEvery: 20 * time.Second}
 }
 
-func (l RoomLimits) orDefaults() RoomLimits {
-	d := DefaultRoomLimits()
+func (l Limits) orDefaults() Limits {
+	d := DefaultLimits()
 	if l.Streams <= 0 {
 		l.Streams = d.Streams
 	}
@@ -65,40 +63,6 @@ func clientOf(c echo.Context) string {
 		return p.String()
 	}
 	return a.String()
-}
-
-// ipExtractor is echo's client address: the peer's, or with trusted proxy
-// ranges the last X-Forwarded-For hop that is not one of them.
-func ipExtractor(trusted []netip.Prefix) echo.IPExtractor {
-	if len(trusted) == 0 {
-		return echo.ExtractIPDirect()
-	}
-	opts := []echo.TrustOption{echo.TrustLoopback(false), echo.TrustLinkLocal(false), echo.TrustPrivateNet(false)}
-	for _, p := range trusted {
-		opts = append(opts, echo.TrustIPRange(&net.IPNet{IP: p.Masked().Addr().AsSlice(), Mask: net.CIDRMask(p.Bits(), p.Addr().BitLen())}))
-	}
-	return echo.ExtractIPFromXFFHeader(opts...)
-}
-
-// ParseTrustedProxies reads CIDR[,CIDR…] (a bare address is one host).
-func ParseTrustedProxies(v string) ([]netip.Prefix, error) {
-	var out []netip.Prefix
-	for _, f := range strings.Split(v, ",") {
-		f = strings.TrimSpace(f)
-		if f == "" {
-			continue
-		}
-		p, err := netip.ParsePrefix(f)
-		if err != nil {
-			a, aerr := netip.ParseAddr(f)
-			if aerr != nil {
-				return nil, fmt.Errorf("trusted proxy %q: want a CIDR like 10.0.0.0/8 or an address", f)
-			}
-			p = netip.PrefixFrom(a, a.BitLen())
-		}
-		out = append(out, p.Masked())
-	}
-	return out, nil
 }
 
 // sameOrigin reports whether a request that changes rooms may come from
