@@ -202,7 +202,7 @@ func (s *Server) apiFrames(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	r, err := s.run(l, p)
+	r, err := s.runs.Run(l, p)
 	if err != nil {
 		return err
 	}

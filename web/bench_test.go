@@ -86,7 +86,7 @@ func BenchmarkStepPageTypedThresholdCold(b *testing.B) {
 			for range b.N {
 				b.StopTimer()
 				s.caches.pages.Reset()
-				s.caches.replays.Reset()
+				s.runs.replays.Reset()
 				rec := httptest.NewRecorder()
 				b.StartTimer()
 				s.Handler().ServeHTTP(rec, req)

@@ -5,21 +5,16 @@ import (
 	"sync"
 	"testing"
 
-	"ctxsim/scenarios"
-	"ctxsim/tokens"
+	"ctxsim/web/internal/testlessons"
 	"ctxsim/web/rooms"
 )
 
-// builtins loads the tokenizer and the built-in lessons once per test
-// binary.
-var builtins = sync.OnceValues(func() (Config, error) {
-	tok, err := tokens.New()
-	if err != nil {
-		return Config{}, err
-	}
-	lessons, err := scenarios.Load(scenarios.Builtin(), "scenarios", tok)
-	return Config{Lessons: lessons, Tokens: tok}, err
-})
+// builtins is the configuration of a server over the built-in lessons,
+// loaded once per test binary.
+func builtins() (Config, error) {
+	b, err := testlessons.Builtin()
+	return Config{Lessons: b.Lessons, Tokens: b.Tokens}, err
+}
 
 // sharedServer builds the Server once per test binary: loading o200k_base
 // and running every preset policy takes a few seconds.

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strconv"
 
 	"ctxsim/scenarios"
 	"ctxsim/sim"
@@ -145,10 +146,10 @@ func (s *Server) preparing(lib *library, id string) error {
 	if !slices.Contains(lib.pending, id) {
 		return nil
 	}
-	args := map[string]string{"id": id, "s": itoa(preparingRetry)}
+	args := map[string]string{"id": id, "s": strconv.Itoa(preparingRetry)}
 	return &httperr.Error{Code: httperr.Unavailable, RetryAfter: preparingRetry, Reload: true, Key: "ui.error.preparing", Args: args,
 		Msg: "lesson " + httperr.Quote(id) + " is being prepared (an imported session is prepared after the server starts); ask again in " +
-			itoa(preparingRetry) + " seconds"}
+			strconv.Itoa(preparingRetry) + " seconds"}
 }
 
 // preparingRetry is the Retry-After, in seconds, of a lesson being prepared.

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -165,7 +166,7 @@ func TestPageCacheBound(t *testing.T) {
 	s := newServerWith(t, Config{PageCacheBytes: limit})
 	var paths []string
 	for step := 1; step <= 6; step++ {
-		paths = append(paths, defaultState+"/"+itoa(step))
+		paths = append(paths, defaultState+"/"+strconv.Itoa(step))
 	}
 	for _, p := range paths {
 		rec := get(t, s, p, "Accept-Encoding", "gzip")
@@ -213,17 +214,17 @@ func TestReplaysAreShared(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a, err := s.run(l, typed)
+	a, err := s.runs.Run(l, typed)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if b, _ := s.run(l, typed); a != b {
+	if b, _ := s.runs.Run(l, typed); a != b {
 		t.Error("a typed policy replayed twice; want the kept replay")
 	}
-	if s.caches.replays.Limit() != defaultReplayCacheRuns {
-		t.Errorf("replay bound = %d; want %d", s.caches.replays.Limit(), defaultReplayCacheRuns)
+	if s.runs.replays.Limit() != defaultReplayCacheRuns {
+		t.Errorf("replay bound = %d; want %d", s.runs.replays.Limit(), defaultReplayCacheRuns)
 	}
-	if r, _ := s.run(l, l.DefaultPolicy()); r != s.lib().presets[runKey{l.ID, l.DefaultPolicy()}] {
+	if r, _ := s.runs.Run(l, l.DefaultPolicy()); r != s.lib().presets[runKey{l.ID, l.DefaultPolicy()}] {
 		t.Error("a preset policy did not come from the start-up runs")
 	}
 }

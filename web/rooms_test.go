@@ -17,11 +17,12 @@ import (
 
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/network"
-	"github.com/chromedp/cdproto/page"
+	cdppage "github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
 	"github.com/labstack/echo/v4"
 
+	"ctxsim/web/page"
 	"ctxsim/web/rooms/store"
 )
 
@@ -111,7 +112,7 @@ func TestRoomAPI(t *testing.T) {
 	}
 
 	// The presenter view publishes its state; the audience follows the state.
-	rec = roomCall(t, h, http.MethodPut, "/rooms/"+room.Code, roomBody(room.Key, s2+"/"+ViewPresent))
+	rec = roomCall(t, h, http.MethodPut, "/rooms/"+room.Code, roomBody(room.Key, s2+"/"+page.ViewPresent))
 	if rec.Code != http.StatusOK || decodeRoom(t, rec).State != s2 {
 		t.Fatalf("PUT %s/present = %d %s; want 200 and state %s", s2, rec.Code, rec.Body.String(), s2)
 	}
@@ -427,7 +428,7 @@ func roomTab(t *testing.T, base string) *chromeTab {
 	b.do("set viewport", chromedp.EmulateViewport(1440, 900))
 	cctx, ccancel := context.WithTimeout(ctx, browserCall)
 	defer ccancel()
-	if _, err := chromedp.Call(cctx, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{Source: `
+	if _, err := chromedp.Call(cctx, cdppage.AddScriptToEvaluateOnNewDocument, cdppage.AddScriptToEvaluateOnNewDocumentParams{Source: `
 		window.__csp = [];
 		document.addEventListener("securitypolicyviolation", e => window.__csp.push(e.violatedDirective + " " + (e.blockedURI || "inline") + " " + e.sourceFile + ":" + e.lineNumber));
 	`}); err != nil {

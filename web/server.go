@@ -21,6 +21,7 @@ import (
 	"ctxsim/catalog"
 	"ctxsim/scenarios"
 	"ctxsim/sim"
+	"ctxsim/web/page"
 	"ctxsim/web/rooms"
 	"ctxsim/web/rooms/store"
 )
@@ -72,13 +73,11 @@ type Server struct {
 	page500 map[string][]byte // the 500 page per language, rendered at start-up
 	rooms   *rooms.Service
 	log     *slog.Logger
-	caches  *caches         // rendered pages and typed-policy replays (pagecache.go)
+	caches  *caches         // rendered pages (pagecache.go)
+	runs    *runs           // the lessons' runs: kept presets, cached replays (runs.go)
+	pages   *page.Builder   // builds every page from a lesson, a state and its runs
 	encoded map[string]bool // route paths whose handlers pick their own content coding
 	export  bool            // pages for a static copy (Config.Static)
-	// timelines keeps alignRuns of pairs of preset runs ([2]*sim.Replay →
-	// []pair).
-	timelines sync.Map
-	memo      *frameMemo // a static copy's windows and headlines; nil for a live server
 }
 
 type runKey struct {
@@ -103,6 +102,15 @@ func New(cfg Config) (*Server, error) {
 	}
 	s := &Server{tok: cfg.Tokens, log: cfg.Log, longRun: cmp.Or(cfg.LongRun, defaultLongRun), cat: cfg.Catalog,
 		caches: newCaches(cfg), encoded: map[string]bool{}, export: cfg.Static}
+	var err error
+	if s.assets, err = buildAssets(s.cat.Script()); err != nil {
+		return nil, err
+	}
+	if s.export {
+		s.assets.urls.Static, s.assets.urls.CSP, s.assets.urls.Room = true, MetaContentSecurityPolicy, ""
+	}
+	s.runs = newRuns(&s.library, s.tok, cfg)
+	s.pages = page.New(page.Config{Catalog: s.cat, Tokens: s.tok, Runs: s.runs, Assets: s.assets.urls, Log: s.log, Static: s.export})
 	lib := newLibrary()
 	for _, l := range cfg.Lessons {
 		if err := lib.claim(l.ID); err != nil {
@@ -117,14 +125,7 @@ func New(cfg Config) (*Server, error) {
 		lib.add(p)
 	}
 	s.library.Store(lib)
-	if s.assets, err = buildAssets(s.cat.Script()); err != nil {
-		return nil, err
-	}
 	go s.assets.precompress() // a request for an asset before it is done compresses it itself
-	if s.export {
-		s.memo = newFrameMemo()
-		s.assets.urls.Static, s.assets.urls.CSP, s.assets.urls.Room = true, MetaContentSecurityPolicy, ""
-	}
 	if err := s.prerender500(); err != nil {
 		return nil, fmt.Errorf("render the 500 page: %w", err)
 	}
@@ -171,13 +172,13 @@ func (s *Server) prepare(l *scenarios.Lesson) (*prepared, error) {
 	if err := budget.Spend(def); err != nil {
 		return nil, err
 	}
-	reserve, err := s.check(l, dp, def)
+	reserve, err := s.pages.Check(l, dp, def)
 	if err != nil {
 		return nil, fmt.Errorf("run lesson %s: %w", l.ID, err)
 	}
 	out := &prepared{l: l, runs: []keptRun{{dp, def}}}
 	if frameBlocks(def) > s.longRun {
-		out.reserve = reserveFor(max(reserve, boxHeight))
+		out.reserve = page.Reserve(max(reserve, page.BoxHeight))
 		s.log.Info("a long session: policies other than the default replay on demand", "lesson", l.ID, "presets", len(l.PresetPolicies()))
 		return out, nil
 	}
@@ -187,7 +188,7 @@ func (s *Server) prepare(l *scenarios.Lesson) (*prepared, error) {
 		if err := budget.Spend(r); err != nil {
 			return err
 		}
-		res, err := s.check(l, p, r)
+		res, err := s.pages.Check(l, p, r)
 		if err != nil {
 			return err
 		}
@@ -200,7 +201,7 @@ func (s *Server) prepare(l *scenarios.Lesson) (*prepared, error) {
 	if err != nil {
 		return nil, fmt.Errorf("run lesson %s: %w", l.ID, err)
 	}
-	out.reserve = reserveFor(reserve)
+	out.reserve = page.Reserve(reserve)
 	return out, nil
 }
 
@@ -220,22 +221,6 @@ func (s *Server) prepareAll(ls []*scenarios.Lesson) ([]*prepared, error) {
 	}
 	wg.Wait()
 	return out, errors.Join(errs...)
-}
-
-// check renders the narration of every frame of r in every language, and
-// returns the room below the box its largest overflow needs.
-func (s *Server) check(l *scenarios.Lesson, p sim.Policy, r *sim.Replay) (float64, error) {
-	res := 0.0
-	for i, f := range r.Frames {
-		s.warm(f)
-		res = max(res, reserveOf(l, f))
-		for _, lang := range languages() {
-			if err := s.checkNarration(l, p, r, i, lang); err != nil {
-				return 0, err
-			}
-		}
-	}
-	return res, nil
 }
 
 // keep keeps a preset run for the pages while the kept runs fit
@@ -262,62 +247,6 @@ func frameBlocks(r *sim.Replay) int {
 		n += len(f.Blocks)
 	}
 	return n
-}
-
-// warm counts every text once now, so pages never wait for the tokenizer.
-func (s *Server) warm(f sim.Frame) {
-	for _, b := range f.Blocks {
-		s.tok.Count(b.Content)
-	}
-	if f.Pending != nil {
-		s.tok.Count(f.Pending.Content)
-	}
-}
-
-// run returns l replayed under p: from the start-up runs for preset
-// policies, else from the replay cache, computed on a miss. A page of a
-// typed policy asks for its run several times and for one run per mode
-// link; replays are immutable, so they are shared.
-func (s *Server) run(l *scenarios.Lesson, p sim.Policy) (*sim.Replay, error) {
-	if r, ok := s.lib().presets[runKey{l.ID, p}]; ok {
-		return r, nil
-	}
-	return s.caches.replays.GetOrMake(l.ID+"/"+p.String(), func() (*sim.Replay, int64, error) {
-		r, err := sim.Run(l.Lesson, p, s.tok)
-		if err != nil {
-			return nil, 0, fmt.Errorf("run lesson %s under %s: %w", l.ID, p, err)
-		}
-		return r, replayCost(r), nil
-	})
-}
-
-// outline returns the frames of l under p with only their step, kind and
-// trace step: what links that keep the point of the trace need. It is
-// kept apart from the run (a long session's run is large; its outline is
-// not), so a page's mode links do not hold or redo every option's run.
-func (s *Server) outline(l *scenarios.Lesson, p sim.Policy) ([]sim.Frame, error) {
-	if r, ok := s.lib().presets[runKey{l.ID, p}]; ok {
-		return r.Frames, nil
-	}
-	o, err := s.caches.outlines.GetOrMake(l.ID+"/"+p.String(), func() (*outline, int64, error) {
-		r, ok := s.caches.replays.Get(l.ID + "/" + p.String())
-		if !ok {
-			// Not kept: a link's target is replayed for its outline only.
-			var err error
-			if r, err = sim.Run(l.Lesson, p, s.tok); err != nil {
-				return nil, 0, fmt.Errorf("run lesson %s under %s: %w", l.ID, p, err)
-			}
-		}
-		o := &outline{frames: make([]sim.Frame, len(r.Frames))}
-		for i, f := range r.Frames {
-			o.frames[i] = sim.Frame{Step: f.Step, Kind: f.Kind, TraceStep: f.TraceStep}
-		}
-		return o, 1, nil
-	})
-	if err != nil {
-		return nil, err
-	}
-	return o.frames, nil
 }
 
 func (s *Server) newEcho(trusted []netip.Prefix) *echo.Echo {

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"ctxsim/web/httperr"
+	"ctxsim/web/page"
 )
 
 // FuzzParseStateURL: the one parser of lesson state paths (pages and the
@@ -26,9 +27,9 @@ func FuzzParseStateURL(f *testing.F) {
 		if l == nil || l.ID != st.Lesson {
 			t.Fatalf("ParseStateURL(%q) = lesson %v for state %+v", path, l, st)
 		}
-		again, _, err := s.ParseStateURL(LessonURL(st))
+		again, _, err := s.ParseStateURL(page.LessonURL(st))
 		if err != nil || !reflect.DeepEqual(again, st) {
-			t.Fatalf("ParseStateURL(%q) = %+v; its canonical URL %q parses to %+v, %v", path, st, LessonURL(st), again, err)
+			t.Fatalf("ParseStateURL(%q) = %+v; its canonical URL %q parses to %+v, %v", path, st, page.LessonURL(st), again, err)
 		}
 	})
 }

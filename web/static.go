@@ -5,13 +5,10 @@ import (
 	"errors"
 	"net/http"
 	"net/url"
-	"slices"
-	"strings"
 
 	"ctxsim/scenarios"
-	"ctxsim/sim"
-	"ctxsim/views"
 	"ctxsim/web/httperr"
+	"ctxsim/web/page"
 )
 
 // A static copy of the lessons (ctxsim export) holds, in both languages,
@@ -72,7 +69,7 @@ func (s *Server) lessonSite(site *Site, l *scenarios.Lesson) error {
 	site.Docs = append(site.Docs, Doc{URL: frames, Path: frames + ".json"})
 	site.Redirects = append(site.Redirects,
 		Redirect{From: frames, To: frames + ".json", Status: http.StatusOK},
-		Redirect{From: "/" + l.ID, To: LessonURL(State{Lang: languages()[0], Lesson: l.ID, Policy: def, Step: 1}), Status: http.StatusFound})
+		Redirect{From: "/" + l.ID, To: page.LessonURL(page.State{Lang: languages()[0], Lesson: l.ID, Policy: def, Step: 1}), Status: http.StatusFound})
 	for _, p := range l.PresetPolicies() {
 		q := url.Values{}
 		for _, nv := range p.Values() {
@@ -82,9 +79,9 @@ func (s *Server) lessonSite(site *Site, l *scenarios.Lesson) error {
 	}
 	for _, lang := range languages() {
 		site.Redirects = append(site.Redirects, Redirect{From: "/" + lang + "/" + l.ID,
-			To: LessonURL(State{Lang: lang, Lesson: l.ID, Policy: def, Step: 1}), Status: http.StatusFound})
+			To: page.LessonURL(page.State{Lang: lang, Lesson: l.ID, Policy: def, Step: 1}), Status: http.StatusFound})
 		for _, p := range l.PresetPolicies() {
-			if err := s.policySite(site, l, State{Lang: lang, Lesson: l.ID, Policy: p, Step: 1}); err != nil {
+			if err := s.policySite(site, l, page.State{Lang: lang, Lesson: l.ID, Policy: p, Step: 1}); err != nil {
 				return err
 			}
 		}
@@ -96,15 +93,15 @@ func (s *Server) lessonSite(site *Site, l *scenarios.Lesson) error {
 // state in every view, the handout, the comparisons with it on the left,
 // and its short URL. They come one after another, as they share windows
 // (frameMemo).
-func (s *Server) policySite(site *Site, l *scenarios.Lesson, st State) error {
-	site.Redirects = append(site.Redirects, Redirect{From: "/" + st.Lang + "/" + l.ID + "/" + st.Policy.String(), To: LessonURL(st), Status: http.StatusFound})
-	if err := s.statesOf(site, l, st, ViewPresent, ViewNotes); err != nil {
+func (s *Server) policySite(site *Site, l *scenarios.Lesson, st page.State) error {
+	site.Redirects = append(site.Redirects, Redirect{From: "/" + st.Lang + "/" + l.ID + "/" + st.Policy.String(), To: page.LessonURL(st), Status: http.StatusFound})
+	if err := s.statesOf(site, l, st, page.ViewPresent, page.ViewNotes); err != nil {
 		return err
 	}
-	site.Pages = append(site.Pages, handoutURL(st))
-	for _, pair := range staticPairs(l.Lesson) {
+	site.Pages = append(site.Pages, page.HandoutURL(st))
+	for _, pair := range page.CopyPairs(l.Lesson) {
 		if pair[0] == st.Policy {
-			if err := s.statesOf(site, l, State{Lang: st.Lang, Lesson: l.ID, Policy: st.Policy, Compare: &pair[1]}, ViewPresent); err != nil {
+			if err := s.statesOf(site, l, page.State{Lang: st.Lang, Lesson: l.ID, Policy: st.Policy, Compare: &pair[1]}, page.ViewPresent); err != nil {
 				return err
 			}
 		}
@@ -114,8 +111,8 @@ func (s *Server) policySite(site *Site, l *scenarios.Lesson, st State) error {
 
 // statesOf adds every step of st's run (or compared timeline) in the
 // normal view and in views.
-func (s *Server) statesOf(site *Site, l *scenarios.Lesson, st State, views ...string) error {
-	n, err := s.positions(l, st)
+func (s *Server) statesOf(site *Site, l *scenarios.Lesson, st page.State, views ...string) error {
+	n, err := s.pages.Positions(l, st)
 	if err != nil {
 		return err
 	}
@@ -123,57 +120,10 @@ func (s *Server) statesOf(site *Site, l *scenarios.Lesson, st State, views ...st
 		for _, v := range append([]string{""}, views...) {
 			x := st
 			x.Step, x.View = i, v
-			site.Pages = append(site.Pages, LessonURL(x))
+			site.Pages = append(site.Pages, page.LessonURL(x))
 		}
 	}
 	return nil
-}
-
-// staticPairs are the comparisons a static copy holds: every preset with
-// the default on the right (where the Compare link of a preset leads), and
-// the default with each quick mode (where the default's Compare link and
-// its digit keys lead).
-func staticPairs(l *sim.Lesson) [][2]sim.Policy {
-	def := l.DefaultPolicy()
-	var out [][2]sim.Policy
-	for _, p := range l.PresetPolicies() {
-		out = append(out, [2]sim.Policy{p, def})
-	}
-	for _, q := range quickPolicies(l) {
-		if q != def {
-			out = append(out, [2]sim.Policy{def, q})
-		}
-	}
-	return out
-}
-
-// linkable reports whether a page of this server may link to st: always,
-// except that a static copy holds only staticPairs of comparisons.
-func (s *Server) linkable(l *sim.Lesson, st State) bool {
-	if !s.export || st.Compare == nil {
-		return true
-	}
-	def := l.DefaultPolicy()
-	return *st.Compare == def || (st.Policy == def && slices.Contains(quickPolicies(l), *st.Compare))
-}
-
-// serverOnlyValues says, on a page of a static copy, which values of the
-// lesson's parameters need the server: those the buttons do not offer (a
-// threshold typed into the URL). Empty when the buttons offer every value.
-func (s *Server) serverOnlyValues(l *sim.Lesson, ui views.UI) string {
-	if !s.export {
-		return ""
-	}
-	var ranges []string
-	for _, pr := range l.Params() {
-		if len(pr.Choices) == 0 && len(pr.Offered()) < pr.Max-pr.Min+1 {
-			ranges = append(ranges, ui.T("param."+pr.Name)+" "+itoa(pr.Min)+"–"+itoa(pr.Max))
-		}
-	}
-	if len(ranges) == 0 {
-		return ""
-	}
-	return ui.F("ui.server-only.values", map[string]string{"params": strings.Join(ranges, ", ")})
 }
 
 // NotFoundPage is the 404 page of a static copy in lang: it says what the

@@ -5,7 +5,7 @@ import (
 	"sync"
 	"testing"
 
-	"ctxsim/sim"
+	"ctxsim/web/page"
 )
 
 // staticServer is a Server for a static copy over the built-in lessons,
@@ -106,46 +106,6 @@ func TestStaticPages(t *testing.T) {
 	}
 }
 
-// TestStaticLinkable: a static copy links to a comparison only when it
-// holds it: a preset against the default, or the default against a quick
-// mode; a live server links to every one.
-func TestStaticLinkable(t *testing.T) {
-	live, static := newTestServer(t), newStaticServer(t)
-	l := static.lib().byID["context-memory"]
-	p := func(seg string) sim.Policy {
-		pol, err := l.ParsePolicy(seg)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return pol
-	}
-	for _, c := range []struct {
-		a, b string
-		want bool
-	}{
-		{cmPolicy, cmPolicy, true},
-		{cmRec3, cmPolicy, true},
-		{cmOverflow, cmPolicy, true},
-		{cmPolicy, cmOverflow, true},     // a quick mode
-		{cmPolicy, cmLowThreshold, true}, // a quick mode
-		{cmPolicy, cmRec3, false},        // not a quick mode (a summary version is fine)
-		{cmOverflow, cmLowThreshold, false},
-		{cmRec3, cmOverflow, false},
-	} {
-		b := p(c.b)
-		st := State{Lang: "en", Lesson: l.ID, Policy: p(c.a), Compare: &b, Step: 1}
-		if got := static.linkable(l.Lesson, st); got != c.want {
-			t.Errorf("static linkable(%s vs %s) = %v, want %v", c.a, c.b, got, c.want)
-		}
-		if !live.linkable(l.Lesson, st) {
-			t.Errorf("live linkable(%s vs %s) = false", c.a, c.b)
-		}
-	}
-	if !static.linkable(l.Lesson, State{Lang: "en", Lesson: l.ID, Policy: p(cmRec3), Step: 1}) {
-		t.Errorf("a single state is not linkable in a static copy")
-	}
-}
-
 // TestStaticSite: the site of a static copy has, in both languages, every
 // step of every preset policy in the page, presenter and notes views, each
 // policy's handout, and every comparison a page links to; a live server
@@ -170,10 +130,10 @@ func TestStaticSite(t *testing.T) {
 	for _, l := range s.lib().list {
 		for _, lang := range languages() {
 			for _, p := range l.PresetPolicies() {
-				r, _ := s.run(l, p)
+				r, _ := s.runs.Run(l, p)
 				for i := 1; i <= len(r.Frames); i++ {
-					for _, v := range []string{"", ViewPresent, ViewNotes} {
-						u := LessonURL(State{Lang: lang, Lesson: l.ID, Policy: p, Step: i, View: v})
+					for _, v := range []string{"", page.ViewPresent, page.ViewNotes} {
+						u := page.LessonURL(page.State{Lang: lang, Lesson: l.ID, Policy: p, Step: i, View: v})
 						if !pages[u] {
 							t.Fatalf("%s is not in the site", u)
 						}
@@ -188,26 +148,26 @@ func TestStaticSite(t *testing.T) {
 			// the comparison each preset's Compare link leads to, and the
 			// default against each quick mode
 			def := l.DefaultPolicy()
-			quick := quickPolicies(l.Lesson)
+			quick := page.QuickPolicies(l.Lesson)
 			pairs := 0
 			for _, p := range l.PresetPolicies() {
 				pairs++
-				if u := LessonURL(State{Lang: lang, Lesson: l.ID, Policy: p, Compare: &def, Step: 1, View: ViewPresent}); !pages[u] {
+				if u := page.LessonURL(page.State{Lang: lang, Lesson: l.ID, Policy: p, Compare: &def, Step: 1, View: page.ViewPresent}); !pages[u] {
 					t.Errorf("%s is not in the site", u)
 				}
 			}
 			for _, q := range quick[1:] {
 				pairs++
-				if u := LessonURL(State{Lang: lang, Lesson: l.ID, Policy: def, Compare: &q, Step: 1}); !pages[u] {
+				if u := page.LessonURL(page.State{Lang: lang, Lesson: l.ID, Policy: def, Compare: &q, Step: 1}); !pages[u] {
 					t.Errorf("%s is not in the site", u)
 				}
 			}
-			for _, pair := range staticPairs(l.Lesson) {
-				n, _ := s.positions(l, State{Policy: pair[0], Compare: &pair[1]})
+			for _, pair := range page.CopyPairs(l.Lesson) {
+				n, _ := s.pages.Positions(l, page.State{Policy: pair[0], Compare: &pair[1]})
 				want += 2 * n
 			}
-			if len(staticPairs(l.Lesson)) != pairs {
-				t.Errorf("%s: %d comparisons, want %d", l.ID, len(staticPairs(l.Lesson)), pairs)
+			if len(page.CopyPairs(l.Lesson)) != pairs {
+				t.Errorf("%s: %d comparisons, want %d", l.ID, len(page.CopyPairs(l.Lesson)), pairs)
 			}
 		}
 	}

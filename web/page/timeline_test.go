@@ -1,4 +1,4 @@
-package web
+package page
 
 import (
 	"testing"
@@ -7,8 +7,8 @@ import (
 )
 
 func TestAlignRuns(t *testing.T) {
-	s := newTestServer(t)
-	l := s.lib().byID["context-memory"]
+	s := newFixture(t)
+	l := s.byID["context-memory"]
 	rd, _ := s.run(l, l.DefaultPolicy())
 	off, _ := l.With(l.DefaultPolicy(), "compaction", "off")
 	rn, _ := s.run(l, off)

@@ -1,4 +1,4 @@
-package web
+package page
 
 import (
 	"slices"
@@ -9,42 +9,42 @@ import (
 	"ctxsim/views"
 )
 
-// The presenter: one frame of any lesson as a view model. It knows no
-// lesson and no mechanism: it lays out blocks (or call + result rows),
+// One frame of any lesson as a view model (the page builder's core). It
+// knows no lesson and no mechanism: it lays out blocks (or call + result rows),
 // turns badges, panels, events and figures into words through the
 // catalog, and renders the narration the lesson gives for the frame.
 
 // lessonPage builds the view model of one lesson state.
-func (s *Server) lessonPage(in pageInput) (views.LessonPage, error) {
-	p, err := s.statePage(in)
+func (b *Builder) lessonPage(in input) (views.LessonPage, error) {
+	p, err := b.statePage(in)
 	if err != nil {
 		return p, err
 	}
-	if p.Modes, err = s.modes(in); err != nil {
+	if p.Modes, err = b.modes(in); err != nil {
 		return p, err
 	}
-	p.ServerOnly = s.serverOnlyValues(in.lesson.Lesson, p.UI)
-	p.Nav, err = s.navOf(in, in.state.Step-1)
+	p.ServerOnly = b.serverOnlyValues(in.lesson.Lesson, p.UI)
+	p.Nav, err = b.navOf(in, in.state.Step-1)
 	return p, err
 }
 
 // statePage builds what one state shows, without the controls that lead to
 // other states (modes, view links): the window, memory, panels, narration
 // and steps. Handouts need only this.
-func (s *Server) statePage(in pageInput) (views.LessonPage, error) {
+func (b *Builder) statePage(in input) (views.LessonPage, error) {
 	l, st := in.lesson, in.state
-	v := newFrameView(l, st.Policy, in.run, st.Step-1, s.cat.For(st.Lang))
+	v := newFrameView(l, st.Policy, in.run, st.Step-1, b.cat.For(st.Lang))
 	alt := st
 	alt.Lang = otherLang(st.Lang)
 	p := views.LessonPage{
-		Lang: st.Lang, UI: v.ui, Assets: s.assets.urls, Title: l.Title.In(st.Lang), LessonID: l.ID,
+		Lang: st.Lang, UI: v.ui, Assets: b.assets, Title: l.Title.In(st.Lang), LessonID: l.ID,
 		IndexURL: "/" + st.Lang + "/", URL: LessonURL(st),
 		AltLang: views.Link{Label: v.ui.T("ui.other-lang"), URL: LessonURL(alt)},
-		Window:  s.windowView(v),
-		Steps:   s.stepBar(in),
+		Window:  b.windowView(v),
+		Steps:   b.stepBar(in),
 		Source:  l.Source.In(st.Lang),
 	}
-	for _, pn := range s.panels(v) {
+	for _, pn := range b.panels(v) {
 		if len(pn.Rows) == 0 && pn.Body != "" {
 			p.Notes = append(p.Notes, pn) // prose: read with the narration
 		} else {
@@ -55,41 +55,41 @@ func (s *Server) statePage(in pageInput) (views.LessonPage, error) {
 		p.Memory = memoryView(v)
 	}
 	var err error
-	if p.Narration, err = s.narrationView(v); err != nil {
+	if p.Narration, err = b.narrationView(v); err != nil {
 		return p, err
 	}
 	for _, r := range p.Window.Rows {
 		p.Blocks = append(p.Blocks, r.BlockView)
 	}
-	s.secondWindow(v, &p)
+	b.secondWindow(v, &p)
 	if p.Window.Pending != nil {
 		p.Blocks = append(p.Blocks, *p.Window.Pending)
 	}
 	for _, k := range l.About {
-		p.About = append(p.About, s.aboutOf(l, v, k))
+		p.About = append(p.About, b.aboutOf(l, v, k))
 	}
 	return p, nil
 }
 
 // aboutOf renders one about section for a frame.
-func (s *Server) aboutOf(l *scenarios.Lesson, v *frameView, key string) views.AboutSection {
+func (b *Builder) aboutOf(l *scenarios.Lesson, v *frameView, key string) views.AboutSection {
 	sec, _ := l.Section(v.ui.Lang, key)
 	h, body, err := sec.Render(v)
 	if err != nil {
-		s.log.Error("render about section", "lesson", l.ID, "key", key, "err", err)
+		b.log.Error("render about section", "lesson", l.ID, "key", key, "err", err)
 	}
 	return views.AboutSection{Key: strings.TrimPrefix(key, "about:"), Headline: h, Body: body}
 }
 
 // about renders one about section for the first frame of a state's run.
-func (s *Server) about(l *scenarios.Lesson, st State, r *sim.Replay, key string) views.AboutSection {
-	return s.aboutOf(l, newFrameView(l, st.Policy, r, 0, s.cat.For(st.Lang)), key)
+func (b *Builder) about(l *scenarios.Lesson, st State, r *sim.Replay, key string) views.AboutSection {
+	return b.aboutOf(l, newFrameView(l, st.Policy, r, 0, b.cat.For(st.Lang)), key)
 }
 
 // secondWindow draws the second window a frame carries (a sub-agent's)
 // beside the first, with its own sheets; on a step of such a run that
 // carries none, an empty one keeps its place.
-func (s *Server) secondWindow(v *frameView, p *views.LessonPage) {
+func (b *Builder) secondWindow(v *frameView, p *views.LessonPage) {
 	var label string
 	for _, f := range v.frames {
 		if f.Second != nil {
@@ -108,7 +108,7 @@ func (s *Server) secondWindow(v *frameView, p *views.LessonPage) {
 	}
 	sv := *v
 	sv.f = &sf
-	w := s.drawFrame(&sv) // drawn anew: a static copy keeps each frame's first window only
+	w := b.drawFrame(&sv) // drawn anew: a static copy keeps each frame's first window only
 	w.Title, w.BlockHook = v.ui.T(label), "second-block"
 	if sw := v.f.Second; sw == nil {
 		w.Empty = v.ui.T("ui.second-idle")
@@ -123,7 +123,7 @@ func (s *Server) secondWindow(v *frameView, p *views.LessonPage) {
 }
 
 // drawFrame draws a frame's window to scale.
-func (s *Server) drawFrame(v *frameView) views.Window {
+func (b *Builder) drawFrame(v *frameView) views.Window {
 	l, f := v.l, v.f
 	w := views.Window{
 		BlockHook:  "block",
@@ -155,13 +155,13 @@ func (s *Server) drawFrame(v *frameView) views.Window {
 	}
 	rows := rowsOf(l, f.Blocks)
 	for _, r := range rows {
-		w.Rows = append(w.Rows, s.rowView(v, r))
+		w.Rows = append(w.Rows, b.rowView(v, r))
 		w.Compacting = w.Compacting || r.main.Selected || (f.Decisive && r.main.Touched)
 	}
 	markStale(w.Rows)
-	s.drawWindow(v, &w, rows)
+	b.drawWindow(v, &w, rows)
 	if f.Pending != nil {
-		pv := s.blockView(v, f.Pending)
+		pv := b.blockView(v, f.Pending)
 		pv.Anchor = "sheet-pending-" + pv.ID
 		w.Pending = &pv
 	}
@@ -184,8 +184,8 @@ func markStale(rows []views.RowView) {
 
 // rowView is one row as drawn: a block, or a call and its result named and
 // sized as one (the call's tool and arguments, the result's state).
-func (s *Server) rowView(v *frameView, r row) views.RowView {
-	rv := views.RowView{BlockView: s.blockView(v, r.main)}
+func (b *Builder) rowView(v *frameView, r row) views.RowView {
+	rv := views.RowView{BlockView: b.blockView(v, r.main)}
 	if r.call == nil {
 		rv.Blocks = []views.BlockView{rv.BlockView}
 		if r.main.Kind == sim.KindToolCall && v.l.Draw == scenarios.DrawPairs {
@@ -193,7 +193,7 @@ func (s *Server) rowView(v *frameView, r row) views.RowView {
 		}
 		return rv
 	}
-	call := s.blockView(v, r.call)
+	call := b.blockView(v, r.call)
 	rv.Blocks = []views.BlockView{call, rv.BlockView}
 	rv.Tokens, rv.Size, rv.Exact = r.tokens, sizeOf(v.l.Lesson, r.tokens), exact(r.tokens)
 	rv.Label = shortLabel(rv.Label)
@@ -214,26 +214,26 @@ func sheetText(v *frameView, call, result *sim.Block) string {
 }
 
 // blockView is one block as drawn, with its sheet.
-func (s *Server) blockView(v *frameView, b *sim.Block) views.BlockView {
+func (b *Builder) blockView(v *frameView, blk *sim.Block) views.BlockView {
 	ui := v.ui
-	label := v.label(b)
+	label := v.label(blk)
 	bv := views.BlockView{
-		ID: b.ID, Anchor: "sheet-" + b.ID, Role: string(b.Role), Kind: string(b.Kind),
-		RoleLabel: ui.T("role." + string(b.Role)), KindLabel: ui.T("kind." + string(b.Kind)),
-		Label: label, Size: sizeOf(v.l.Lesson, b.Tokens), Exact: exact(b.Tokens), Tokens: b.Tokens,
-		New: b.New, Selected: b.Selected, Touched: b.Touched, Cached: b.Cached, FirstChanged: b.FirstChanged,
-		Summary: b.Spotlight, Mechanical: b.Summary != nil && b.Summary.Mechanical,
-		Content: strings.TrimRight(b.Content, "\n"), Provenance: v.provenance(b),
+		ID: blk.ID, Anchor: "sheet-" + blk.ID, Role: string(blk.Role), Kind: string(blk.Kind),
+		RoleLabel: ui.T("role." + string(blk.Role)), KindLabel: ui.T("kind." + string(blk.Kind)),
+		Label: label, Size: sizeOf(v.l.Lesson, blk.Tokens), Exact: exact(blk.Tokens), Tokens: blk.Tokens,
+		New: blk.New, Selected: blk.Selected, Touched: blk.Touched, Cached: blk.Cached, FirstChanged: blk.FirstChanged,
+		Summary: blk.Spotlight, Mechanical: blk.Summary != nil && blk.Summary.Mechanical,
+		Content: strings.TrimRight(blk.Content, "\n"), Provenance: v.provenance(blk),
 		SizeNote: ui.T("ui.tokens-note." + sizing(v.l)),
 	}
-	for _, bd := range b.Badges {
+	for _, bd := range blk.Badges {
 		bv.Badges = append(bv.Badges, views.Badge{Text: v.msg(sim.Msg{Key: "badge." + bd.Key, Args: bd.Args}), Tone: bd.Tone, Minor: bd.Minor})
 	}
-	if b.Content != "" {
-		bv.Excerpt = exact(s.tok.Count(b.Content))
+	if blk.Content != "" {
+		bv.Excerpt = exact(b.tok.Count(blk.Content))
 	}
-	if b.Summary != nil {
-		bv.Covers = strings.Join(b.Summary.Covers, " ")
+	if blk.Summary != nil {
+		bv.Covers = strings.Join(blk.Summary.Covers, " ")
 	}
 	bv.Description = strings.Join([]string{bv.RoleLabel, bv.KindLabel, label, bv.Size}, " · ")
 	return bv
@@ -284,7 +284,7 @@ func shortLabel(label string) string {
 }
 
 // panels are the frame's panels and the run's, in words.
-func (s *Server) panels(v *frameView) []views.Panel {
+func (b *Builder) panels(v *frameView) []views.Panel {
 	all := append(append([]sim.Panel{}, v.f.Panels...), v.run.Panels...)
 	if v.f.Error != "" {
 		all = append([]sim.Panel{{ID: "refusal", Tone: "warn"}}, all...)
@@ -369,7 +369,7 @@ func memoryView(v *frameView) views.MemoryPanel {
 }
 
 // narrationView is the narration column of a frame.
-func (s *Server) narrationView(v *frameView) (views.Narration, error) {
+func (b *Builder) narrationView(v *frameView) (views.Narration, error) {
 	_, h, body, err := v.narration()
 	if err != nil {
 		return views.Narration{}, err

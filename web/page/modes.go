@@ -1,4 +1,4 @@
-package web
+package page
 
 import (
 	"net/url"
@@ -12,9 +12,9 @@ import (
 // modes builds the segmented controls, one per policy parameter of the
 // lesson. Each option links to the state with that one parameter changed,
 // at the same point of the trace.
-func (s *Server) modes(in pageInput) ([]views.ModeGroup, error) {
+func (b *Builder) modes(in input) ([]views.ModeGroup, error) {
 	l, st := in.lesson, in.state
-	ui := s.cat.For(st.Lang)
+	ui := b.cat.For(st.Lang)
 	cur := in.run.Frames[st.Step-1]
 	var out []views.ModeGroup
 	for _, pr := range l.Params() {
@@ -28,7 +28,7 @@ func (s *Server) modes(in pageInput) ([]views.ModeGroup, error) {
 			if err != nil {
 				return nil, err
 			}
-			u, err := s.modeURL(in, cur, p, pr.Name, v)
+			u, err := b.modeURL(in, cur, p, pr.Name, v)
 			if err != nil {
 				return nil, err
 			}
@@ -47,7 +47,7 @@ func (s *Server) modes(in pageInput) ([]views.ModeGroup, error) {
 // to this state with the one parameter as a query, which redirects to the
 // same point of the trace when clicked: a page with a typed threshold then
 // replays only its own policy, not every option's.
-func (s *Server) modeURL(in pageInput, cur sim.Frame, p sim.Policy, name, value string) (string, error) {
+func (b *Builder) modeURL(in input, cur sim.Frame, p sim.Policy, name, value string) (string, error) {
 	st := in.state
 	if p == st.Policy || !in.lesson.IsPreset(p) {
 		if p == st.Policy {
@@ -55,7 +55,7 @@ func (s *Server) modeURL(in pageInput, cur sim.Frame, p sim.Policy, name, value 
 		}
 		return LessonURL(st) + "?" + url.Values{name: {value}}.Encode(), nil
 	}
-	frames, err := s.outline(in.lesson, p)
+	frames, err := b.runs.Outline(in.lesson, p)
 	if err != nil {
 		return "", err
 	}
@@ -120,10 +120,10 @@ func alignStep(from []sim.Frame, cur sim.Frame, to []sim.Frame) int {
 }
 
 // stepBar builds the step bar of a state's run.
-func (s *Server) stepBar(in pageInput) views.StepBar {
+func (b *Builder) stepBar(in input) views.StepBar {
 	frames := in.run.Frames
-	return s.stepsOver(in, len(frames), func(i int) (*frameView, bool) {
-		return newFrameView(in.lesson, in.state.Policy, in.run, i, s.cat.For(in.state.Lang)), frames[i].Decisive
+	return b.stepsOver(in, len(frames), func(i int) (*frameView, bool) {
+		return newFrameView(in.lesson, in.state.Policy, in.run, i, b.cat.For(in.state.Lang)), frames[i].Decisive
 	})
 }
 
@@ -138,35 +138,35 @@ const neighbourhood = 5
 
 // stepsOver builds the step bar over n positions; at(i) gives the frame whose
 // headline titles position i and whether the position is decisive.
-func (s *Server) stepsOver(in pageInput, n int, at func(i int) (*frameView, bool)) views.StepBar {
+func (b *Builder) stepsOver(in input, n int, at func(i int) (*frameView, bool)) views.StepBar {
 	st := in.state
-	ui := s.cat.For(st.Lang)
+	ui := b.cat.For(st.Lang)
 	url := func(i int) string { x := st; x.Step = i; return LessonURL(x) }
-	b := views.StepBar{Current: st.Step, Total: n, Label: ui.F("ui.step-of", map[string]string{"step": itoa(st.Step), "total": itoa(n)})}
+	bar := views.StepBar{Current: st.Step, Total: n, Label: ui.F("ui.step-of", map[string]string{"step": itoa(st.Step), "total": itoa(n)})}
 	if st.Step > 1 {
-		b.First, b.Prev = url(1), url(st.Step-1)
+		bar.First, bar.Prev = url(1), url(st.Step-1)
 	}
 	if st.Step < n {
-		b.Next, b.Last = url(st.Step+1), url(n)
+		bar.Next, bar.Last = url(st.Step+1), url(n)
 	}
 	shown := ticksShown(n, st.Step-1, func(i int) bool { _, d := at(i); return d })
-	b.Jump, b.JumpURL = len(shown) < n, url(st.Step)
-	if b.Jump && s.export {
-		b.JumpTemplate = stateURL(st, "{step}")
+	bar.Jump, bar.JumpURL = len(shown) < n, url(st.Step)
+	if bar.Jump && b.static {
+		bar.JumpTemplate = stateURL(st, "{step}")
 	}
 	prev := -1
 	for _, i := range shown {
 		if prev >= 0 && i > prev+1 {
-			b.Ticks = append(b.Ticks, views.Tick{Gap: true, Title: ui.F("ui.steps-hidden", map[string]string{"n": itoa(i - prev - 1)})})
+			bar.Ticks = append(bar.Ticks, views.Tick{Gap: true, Title: ui.F("ui.steps-hidden", map[string]string{"n": itoa(i - prev - 1)})})
 		}
 		v, decisive := at(i)
-		b.Ticks = append(b.Ticks, views.Tick{
+		bar.Ticks = append(bar.Ticks, views.Tick{
 			URL: url(i + 1), Current: i+1 == st.Step, Done: i+1 < st.Step, Decisive: decisive,
-			Title: itoa(i+1) + " · " + s.headlineOf(v),
+			Title: itoa(i+1) + " · " + b.headlineOf(v),
 		})
 		prev = i
 	}
-	return b
+	return bar
 }
 
 // ticksShown picks the positions (0-based, in order) the track shows: all

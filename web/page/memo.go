@@ -1,4 +1,4 @@
-package web
+package page
 
 import (
 	"fmt"
@@ -38,22 +38,22 @@ func (k frameKey) String() string { return fmt.Sprintf("%p/%d/%s", k.run, k.i, k
 
 // memoFor returns the memo for v's frame, nil when frames are not kept (a
 // live server, a typed policy's run).
-func (s *Server) memoFor(v *frameView) (*frameMemo, frameKey) {
-	if s.memo == nil || !s.lib().presetRuns[v.run] {
+func (b *Builder) memoFor(v *frameView) (*frameMemo, frameKey) {
+	if b.memo == nil || !b.runs.IsKept(v.run) {
 		return nil, frameKey{}
 	}
-	return s.memo, frameKey{v.run, v.i, v.ui.Lang}
+	return b.memo, frameKey{v.run, v.i, v.ui.Lang}
 }
 
 // windowView draws a frame's window to scale, once per frame in a static
 // copy. Pages share the result and never change it.
-func (s *Server) windowView(v *frameView) views.Window {
-	m, k := s.memoFor(v)
+func (b *Builder) windowView(v *frameView) views.Window {
+	m, k := b.memoFor(v)
 	if m == nil {
-		return s.drawFrame(v)
+		return b.drawFrame(v)
 	}
 	w, _ := m.windows.GetOrMake(k.String(), func() (*views.Window, int64, error) {
-		w := s.drawFrame(v)
+		w := b.drawFrame(v)
 		return &w, 1, nil
 	})
 	return *w
@@ -61,8 +61,8 @@ func (s *Server) windowView(v *frameView) views.Window {
 
 // headlineOf is a frame's narration headline, once per frame in a static
 // copy.
-func (s *Server) headlineOf(v *frameView) string {
-	m, k := s.memoFor(v)
+func (b *Builder) headlineOf(v *frameView) string {
+	m, k := b.memoFor(v)
 	if m == nil {
 		return v.headline()
 	}

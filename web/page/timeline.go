@@ -1,4 +1,4 @@
-package web
+package page
 
 import (
 	"slices"
@@ -9,16 +9,16 @@ import (
 // timeline is alignRuns of two runs. Those of two preset runs are kept: a
 // comparison's page links to the timelines of every mode option on both
 // sides, and its neighbours link to the same ones.
-func (s *Server) timeline(ra, rb *sim.Replay) []pair {
-	if !s.lib().presetRuns[ra] || !s.lib().presetRuns[rb] {
+func (b *Builder) timeline(ra, rb *sim.Replay) []pair {
+	if !b.runs.IsKept(ra) || !b.runs.IsKept(rb) {
 		return alignRuns(ra.Frames, rb.Frames)
 	}
 	k := [2]*sim.Replay{ra, rb}
-	if tl, ok := s.timelines.Load(k); ok {
+	if tl, ok := b.timelines.Load(k); ok {
 		return tl.([]pair)
 	}
 	tl := alignRuns(ra.Frames, rb.Frames)
-	s.timelines.Store(k, tl)
+	b.timelines.Store(k, tl)
 	return tl
 }
 

@@ -1,4 +1,4 @@
-package web
+package page
 
 import (
 	"fmt"
@@ -34,8 +34,8 @@ import (
 // About sections describe the lesson as a whole: their numbers must be
 // figures some preset run of the lesson shows, or declared.
 func TestNarrationTruth(t *testing.T) {
-	s := newTestServer(t)
-	for _, l := range s.lib().list {
+	s := newFixture(t)
+	for _, l := range s.lessons {
 		t.Run(l.ID, func(t *testing.T) {
 			t.Parallel()
 			checkLessonTruth(t, s, l)
@@ -43,7 +43,7 @@ func TestNarrationTruth(t *testing.T) {
 	}
 }
 
-func checkLessonTruth(t *testing.T, s *Server, l *scenarios.Lesson) {
+func checkLessonTruth(t *testing.T, s *fixture, l *scenarios.Lesson) {
 	lessonFigures := presetFigures(s, l)
 	for _, lang := range languages() {
 		declared := declaredFigures(t, l, lang)
@@ -116,7 +116,7 @@ func plain(h string) string {
 	return markedRun.ReplaceAllString(html.UnescapeString(tags.ReplaceAllString(h, " ")), " ")
 }
 
-func frameTruth(s *Server, l *scenarios.Lesson, p sim.Policy, r *sim.Replay, i int, lang string, declared []string, names []string, lessonFigures map[string]bool) []string {
+func frameTruth(s *fixture, l *scenarios.Lesson, p sim.Policy, r *sim.Replay, i int, lang string, declared []string, names []string, lessonFigures map[string]bool) []string {
 	v := newFrameView(l, p, r, i, s.cat.For(lang))
 	var problems []string
 	sec, ok := l.Section(lang, append(append([]string{}, v.f.Narration...), "@"+string(v.f.Kind))...)
@@ -245,7 +245,7 @@ func declaredFigures(t *testing.T, l *scenarios.Lesson, lang string) []string {
 
 // presetFigures are the numbers a preset run of the lesson shows, as the
 // page writes them: block sizes, totals, figures, in every unit.
-func presetFigures(s *Server, l *scenarios.Lesson) map[string]bool {
+func presetFigures(s *fixture, l *scenarios.Lesson) map[string]bool {
 	out := map[string]bool{}
 	add := func(v *frameView, g sim.Figure) {
 		for _, n := range numbersIn(v.format(g), nil) {
@@ -283,7 +283,7 @@ func presetFigures(s *Server, l *scenarios.Lesson) map[string]bool {
 // vocabulary lists the block names a reader would take for a specific
 // block: file names and the labels of tool results that are not file
 // paths (a test log), in lang.
-func vocabulary(s *Server, l *scenarios.Lesson, lang string) []string {
+func vocabulary(s *fixture, l *scenarios.Lesson, lang string) []string {
 	set := map[string]bool{}
 	ui := s.cat.For(lang)
 	for _, p := range l.PresetPolicies() {

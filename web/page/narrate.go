@@ -1,4 +1,4 @@
-package web
+package page
 
 import (
 	"fmt"
@@ -296,8 +296,8 @@ func (v *frameView) section() (scenarios.Section, error) {
 // checkNarration resolves a frame's narration, the about sections and the
 // panels' prose (every condition, and every placeholder shown), as
 // start-up does for every preset frame.
-func (s *Server) checkNarration(l *scenarios.Lesson, p sim.Policy, r *sim.Replay, i int, lang string) error {
-	v := newFrameView(l, p, r, i, s.cat.For(lang))
+func (b *Builder) checkNarration(l *scenarios.Lesson, p sim.Policy, r *sim.Replay, i int, lang string) error {
+	v := newFrameView(l, p, r, i, b.cat.For(lang))
 	sec, err := v.section()
 	if err != nil {
 		return err

@@ -1,4 +1,4 @@
-package web
+package page
 
 import (
 	"bytes"
@@ -10,6 +10,9 @@ import (
 	"ctxsim/sim"
 	"ctxsim/views"
 )
+
+// cmSteps is how many steps the context-memory lesson's default run has.
+const cmSteps = 14
 
 // longLesson is l with its trace played n times over (n × its frames).
 func longLesson(l *scenarios.Lesson, n int) *scenarios.Lesson {
@@ -24,15 +27,15 @@ func longLesson(l *scenarios.Lesson, n int) *scenarios.Lesson {
 	return &out
 }
 
-// stepPage renders one state of l (default policy) as the server would.
-func stepPage(t *testing.T, s *Server, l *scenarios.Lesson, step int) (string, views.LessonPage) {
+// stepPage renders one state of l (default policy) as a server would.
+func stepPage(t *testing.T, s *fixture, l *scenarios.Lesson, step int) (string, views.LessonPage) {
 	t.Helper()
 	p := l.DefaultPolicy()
 	r, err := sim.Run(l.Lesson, p, s.tok)
 	if err != nil {
 		t.Fatalf("run %s: %v", l.ID, err)
 	}
-	page, err := s.lessonPage(pageInput{lesson: l, state: State{Lang: "en", Lesson: l.ID, Policy: p, Step: step}, run: r})
+	page, err := s.b.lessonPage(input{lesson: l, state: State{Lang: "en", Lesson: l.ID, Policy: p, Step: step}, run: r})
 	if err != nil {
 		t.Fatalf("%s step %d: %v", l.ID, step, err)
 	}
@@ -48,8 +51,8 @@ func stepPage(t *testing.T, s *Server, l *scenarios.Lesson, step int) (string, v
 // the first and last steps, the neighbourhood of the current one and the
 // decisive steps nearest it; a field reaches any other step.
 func TestLongLessonStepPage(t *testing.T) {
-	s := newTestServer(t)
-	cm := s.lib().byID["context-memory"]
+	s := newFixture(t)
+	cm := s.byID["context-memory"]
 	long := longLesson(cm, 100)
 	for _, step := range []int{1, 8, 14} {
 		short, _ := stepPage(t, s, cm, step)

@@ -1,4 +1,4 @@
-package web
+package page
 
 import (
 	"strings"
@@ -7,11 +7,11 @@ import (
 	"ctxsim/views"
 )
 
-// quickPolicies are the modes a presenter reaches with digit keys: the
+// QuickPolicies are the modes a presenter reaches with digit keys: the
 // default, then each parameter's other offered values one at a time (fine
 // parameters, such as a summary version or a price, are left to the mode
 // controls).
-func quickPolicies(l *sim.Lesson) []sim.Policy {
+func QuickPolicies(l *sim.Lesson) []sim.Policy {
 	def := l.DefaultPolicy()
 	out := []sim.Policy{def}
 	for _, pr := range l.Params() {
@@ -51,9 +51,9 @@ func policyWords(ui views.UI, l *sim.Lesson, p, other sim.Policy, def bool) stri
 
 // navOf builds the links between views of a state and the quick modes.
 // cur is the frame index (0-based) of the left/only side.
-func (s *Server) navOf(in pageInput, cur int) (views.Nav, error) {
+func (b *Builder) navOf(in input, cur int) (views.Nav, error) {
 	l, st, frames := in.lesson, in.state, in.run.Frames
-	ui := s.cat.For(st.Lang)
+	ui := b.cat.For(st.Lang)
 	with := func(f func(*State)) string { x := st; f(&x); return LessonURL(x) }
 	n := views.Nav{Compare: st.Compare != nil, Decisive: frames[cur].Decisive, Motion: motionOf(frames[cur]),
 		ShowQuick: st.View == ViewPresent}
@@ -65,9 +65,9 @@ func (s *Server) navOf(in pageInput, cur int) (views.Nav, error) {
 		n.NotesURL = with(func(x *State) { x.View = ViewNotes })
 	}
 	if st.View == "" && st.Compare == nil {
-		n.HandoutURL = handoutURL(st)
+		n.HandoutURL = HandoutURL(st)
 	}
-	quick := quickPolicies(l.Lesson)
+	quick := QuickPolicies(l.Lesson)
 	if st.Compare != nil {
 		n.CompareURL = with(func(x *State) { x.Compare, x.Step = nil, cur+1 })
 	} else {
@@ -75,25 +75,25 @@ func (s *Server) navOf(in pageInput, cur int) (views.Nav, error) {
 		if other == st.Policy && len(quick) > 1 {
 			other = quick[1]
 		}
-		rb, err := s.run(l, other)
+		rb, err := b.runs.Run(l, other)
 		if err != nil {
 			return n, err
 		}
-		pos := timelineAt(s.timeline(in.run, rb), cur)
+		pos := timelineAt(b.timeline(in.run, rb), cur)
 		n.CompareURL = with(func(x *State) { x.Compare, x.Step = &other, pos+1 })
 	}
 	def := l.DefaultPolicy()
 	for i, q := range quick {
 		target := st
-		rq, err := s.outline(l, q)
+		rq, err := b.runs.Outline(l, q)
 		if err != nil {
 			return n, err
 		}
 		var active bool
 		if st.Compare != nil { // digits change the right-hand side
 			target.Compare = &q
-			if rr, ok := s.lib().presets[runKey{l.ID, q}]; ok {
-				target.Step = timelineAt(s.timeline(in.run, rr), cur) + 1
+			if rr, ok := b.runs.Kept(l, q); ok {
+				target.Step = timelineAt(b.timeline(in.run, rr), cur) + 1
 			} else {
 				target.Step = timelineAt(alignRuns(frames, rq), cur) + 1
 			}
@@ -104,7 +104,7 @@ func (s *Server) navOf(in pageInput, cur int) (views.Nav, error) {
 			active = q == st.Policy
 		}
 		qm := views.QuickMode{Key: i + 1, Label: policyWords(ui, l.Lesson, q, def, true), URL: LessonURL(target), Active: active}
-		if !s.linkable(l.Lesson, target) {
+		if !b.linkable(l.Lesson, target) {
 			qm.URL = ""
 		}
 		n.QuickModes = append(n.QuickModes, qm)
@@ -148,8 +148,8 @@ func timelineAt(tl []pair, cur int) int {
 }
 
 // presentPage builds the projector view of a single state.
-func (s *Server) presentPage(in pageInput) (views.PresentPage, error) {
-	lp, err := s.lessonPage(in)
+func (b *Builder) presentPage(in input) (views.PresentPage, error) {
+	lp, err := b.lessonPage(in)
 	if err != nil {
 		return views.PresentPage{}, err
 	}
@@ -160,27 +160,27 @@ func (s *Server) presentPage(in pageInput) (views.PresentPage, error) {
 		StateURL: LessonURL(normal), Window: lp.Window, Second: lp.Second, Kicker: lp.Narration.Kicker, Memory: lp.Memory,
 		Headline: lp.Narration.Headline, Changes: lp.Narration.Changes, Steps: lp.Steps, Nav: lp.Nav,
 	}
-	pp.Assets.WithRoom = !s.export
+	pp.Assets.WithRoom = !b.static
 	pp.Summary, pp.SummaryPending = spotlight(lp.Window)
 	return pp, nil
 }
 
 // notesPage builds the speaker notes of a state: its narration, steps and
 // view links (no window).
-func (s *Server) notesPage(in pageInput) (views.NotesPage, error) {
+func (b *Builder) notesPage(in input) (views.NotesPage, error) {
 	l, st := in.lesson, in.state
-	v := newFrameView(l, st.Policy, in.run, st.Step-1, s.cat.For(st.Lang))
-	nr, err := s.narrationView(v)
+	v := newFrameView(l, st.Policy, in.run, st.Step-1, b.cat.For(st.Lang))
+	nr, err := b.narrationView(v)
 	if err != nil {
 		return views.NotesPage{}, err
 	}
-	nav, err := s.navOf(in, st.Step-1)
+	nav, err := b.navOf(in, st.Step-1)
 	if err != nil {
 		return views.NotesPage{}, err
 	}
 	np := views.NotesPage{
-		Lang: st.Lang, UI: v.ui, Assets: s.assets.urls, Title: l.Title.In(st.Lang), URL: LessonURL(st), Kicker: nr.Kicker,
-		Headline: nr.Headline, Body: nr.Body, Changes: nr.Changes, Steps: s.stepBar(in), Nav: nav,
+		Lang: st.Lang, UI: v.ui, Assets: b.assets, Title: l.Title.In(st.Lang), URL: LessonURL(st), Kicker: nr.Kicker,
+		Headline: nr.Headline, Body: nr.Body, Changes: nr.Changes, Steps: b.stepBar(in), Nav: nav,
 	}
 	if next := st.Step; next < len(in.run.Frames) {
 		np.NextHeadline = newFrameView(l, st.Policy, in.run, next, v.ui).headline()
@@ -189,10 +189,10 @@ func (s *Server) notesPage(in pageInput) (views.NotesPage, error) {
 }
 
 // comparePage builds the side-by-side view of two policies at one position.
-func (s *Server) comparePage(in pageInput, rb *sim.Replay) (views.ComparePage, *views.PresentPage, error) {
+func (b *Builder) comparePage(in input, rb *sim.Replay) (views.ComparePage, *views.PresentPage, error) {
 	l, st, ra := in.lesson, in.state, in.run
-	ui := s.cat.For(st.Lang)
-	tl := s.timeline(ra, rb)
+	ui := b.cat.For(st.Lang)
+	tl := b.timeline(ra, rb)
 	pos := tl[st.Step-1]
 	prev := pair{-1, -1}
 	if st.Step > 1 {
@@ -200,34 +200,34 @@ func (s *Server) comparePage(in pageInput, rb *sim.Replay) (views.ComparePage, *
 	}
 	va := newFrameView(l, st.Policy, ra, pos.a, ui)
 	vb := newFrameView(l, *st.Compare, rb, pos.b, ui)
-	left, err := s.comparePane(va, prev.a, policyWords(ui, l.Lesson, st.Policy, *st.Compare, false))
+	left, err := b.comparePane(va, prev.a, policyWords(ui, l.Lesson, st.Policy, *st.Compare, false))
 	if err != nil {
 		return views.ComparePage{}, nil, err
 	}
-	right, err := s.comparePane(vb, prev.b, policyWords(ui, l.Lesson, *st.Compare, st.Policy, false))
+	right, err := b.comparePane(vb, prev.b, policyWords(ui, l.Lesson, *st.Compare, st.Policy, false))
 	if err != nil {
 		return views.ComparePage{}, nil, err
 	}
 	view := views.CompareView{Left: left, Right: right}
 	ta, tb := ra.Frames[pos.a].Total, rb.Frames[pos.b].Total
 	view.Delta = ui.F("diff.delta", map[string]string{"delta": signed(l.Lesson, tb-ta), "right": sizeOf(l.Lesson, tb), "left": sizeOf(l.Lesson, ta)})
-	nav, err := s.navOf(in, pos.a)
+	nav, err := b.navOf(in, pos.a)
 	if err != nil {
 		return views.ComparePage{}, nil, err
 	}
 	nav.Decisive = ra.Frames[pos.a].Decisive || rb.Frames[pos.b].Decisive
-	steps := s.stepsOver(in, len(tl), func(i int) (*frameView, bool) {
+	steps := b.stepsOver(in, len(tl), func(i int) (*frameView, bool) {
 		return newFrameView(l, st.Policy, ra, tl[i].a, ui), ra.Frames[tl[i].a].Decisive || rb.Frames[tl[i].b].Decisive
 	})
 	alt := st
 	alt.Lang = otherLang(st.Lang)
 	cp := views.ComparePage{
-		Lang: st.Lang, UI: ui, Assets: s.assets.urls, Title: l.Title.In(st.Lang), LessonID: l.ID,
+		Lang: st.Lang, UI: ui, Assets: b.assets, Title: l.Title.In(st.Lang), LessonID: l.ID,
 		URL: LessonURL(st), IndexURL: "/" + st.Lang + "/", AltLang: views.Link{Label: ui.T("ui.other-lang"), URL: LessonURL(alt)},
-		Modes: s.compareModes(in, tl, false), ModesB: s.compareModes(in, tl, true),
+		Modes: b.compareModes(in, tl, false), ModesB: b.compareModes(in, tl, true),
 		View: view, Steps: steps, Nav: nav,
 	}
-	if s.export {
+	if b.static {
 		cp.ServerOnly = ui.T("ui.server-only.compare")
 	}
 	if st.View != ViewPresent {
@@ -236,28 +236,28 @@ func (s *Server) comparePage(in pageInput, rb *sim.Replay) (views.ComparePage, *
 	normal := st
 	normal.View = ""
 	pp := &views.PresentPage{
-		Lang: st.Lang, UI: ui, Assets: s.assets.urls, Title: cp.Title, LessonID: l.ID, URL: cp.URL,
+		Lang: st.Lang, UI: ui, Assets: b.assets, Title: cp.Title, LessonID: l.ID, URL: cp.URL,
 		StateURL: LessonURL(normal), Window: left.Window, Compare: &view,
 		Kicker: steps.Label, Headline: left.Headline, Steps: steps, Nav: nav,
 	}
-	pp.Assets.WithRoom = !s.export
+	pp.Assets.WithRoom = !b.static
 	return cp, pp, nil
 }
 
 // comparePane is one side of a comparison: its frame's window and
 // headline, and what happened there since the side's frame at prev.
-func (s *Server) comparePane(v *frameView, prev int, title string) (views.ComparePane, error) {
+func (b *Builder) comparePane(v *frameView, prev int, title string) (views.ComparePane, error) {
 	_, h, _, err := v.narration()
 	if err != nil {
 		return views.ComparePane{}, err
 	}
-	return views.ComparePane{Title: title, Window: s.windowView(v), Diff: v.diffLine(prev), Headline: h}, nil
+	return views.ComparePane{Title: title, Window: b.windowView(v), Diff: v.diffLine(prev), Headline: h}, nil
 }
 
 // compareModes builds the mode controls of one side of a comparison.
-func (s *Server) compareModes(in pageInput, tl []pair, right bool) []views.ModeGroup {
+func (b *Builder) compareModes(in input, tl []pair, right bool) []views.ModeGroup {
 	l, st := in.lesson, in.state
-	ui := s.cat.For(st.Lang)
+	ui := b.cat.For(st.Lang)
 	cur := st.Policy
 	if right {
 		cur = *st.Compare
@@ -273,19 +273,19 @@ func (s *Server) compareModes(in pageInput, tl []pair, right bool) []views.ModeG
 			target := st
 			if right {
 				target.Compare = &p
-				if rb, err := s.run(l, p); err == nil {
-					target.Step = timelineAt(s.timeline(in.run, rb), tl[st.Step-1].a) + 1
+				if rb, err := b.runs.Run(l, p); err == nil {
+					target.Step = timelineAt(b.timeline(in.run, rb), tl[st.Step-1].a) + 1
 				}
 			} else {
 				target.Policy = p
-				if ra, err := s.run(l, p); err == nil {
-					if rb, err := s.run(l, *st.Compare); err == nil {
-						target.Step = min(st.Step, len(s.timeline(ra, rb)))
+				if ra, err := b.runs.Run(l, p); err == nil {
+					if rb, err := b.runs.Run(l, *st.Compare); err == nil {
+						target.Step = min(st.Step, len(b.timeline(ra, rb)))
 					}
 				}
 			}
 			o := views.ModeOption{Value: v, Label: valueLabel(ui, pr, v), URL: LessonURL(target), Active: p == cur}
-			if !s.linkable(l.Lesson, target) {
+			if !b.linkable(l.Lesson, target) {
 				o.URL = ""
 			}
 			mg.Options = append(mg.Options, o)
@@ -331,12 +331,12 @@ func signed(l *sim.Lesson, n int) string {
 // handoutPage builds the printable handout: every step, or for a long
 // lesson the first, the decisive and the last ones, each with its
 // narration, memory file and the summary it is about.
-func (s *Server) handoutPage(in pageInput) views.HandoutPage {
+func (b *Builder) handoutPage(in input) views.HandoutPage {
 	l, st, frames := in.lesson, in.state, in.run.Frames
-	ui := s.cat.For(st.Lang)
+	ui := b.cat.For(st.Lang)
 	hp := views.HandoutPage{
-		Lang: st.Lang, UI: ui, Assets: s.assets.urls, Title: l.Title.In(st.Lang),
-		Policy: policyWords(ui, l.Lesson, st.Policy, st.Policy, false), Intro: s.about(l, st, in.run, "about:intro").Body,
+		Lang: st.Lang, UI: ui, Assets: b.assets, Title: l.Title.In(st.Lang),
+		Policy: policyWords(ui, l.Lesson, st.Policy, st.Policy, false), Intro: b.about(l, st, in.run, "about:intro").Body,
 		BackURL: LessonURL(st), Source: l.Source.In(st.Lang),
 	}
 	shownSummary := ""
@@ -346,9 +346,9 @@ func (s *Server) handoutPage(in pageInput) views.HandoutPage {
 		}
 		x := st
 		x.Step = i + 1
-		lp, err := s.statePage(pageInput{lesson: l, state: x, run: in.run})
+		lp, err := b.statePage(input{lesson: l, state: x, run: in.run})
 		if err != nil {
-			s.log.Error("handout frame", "lesson", l.ID, "step", i+1, "err", err)
+			b.log.Error("handout frame", "lesson", l.ID, "step", i+1, "err", err)
 			continue
 		}
 		hf := views.HandoutFrame{Kicker: lp.Narration.Kicker, Headline: lp.Narration.Headline,

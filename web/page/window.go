@@ -1,4 +1,4 @@
-package web
+package page
 
 import (
 	"math"
@@ -10,10 +10,10 @@ import (
 	"ctxsim/views"
 )
 
-// boxHeight is the window's height in drawing units, for every lesson: the
+// BoxHeight is the window's height in drawing units, for every lesson: the
 // page scales the drawing to the screen, so a lesson's scale is one number
 // at every step and on both sides of a comparison.
-const boxHeight = 500.0
+const BoxHeight = 500.0
 
 // excerptLines is how many lines of a block's text a tall block may show.
 const excerptLines = 40
@@ -45,28 +45,28 @@ func rowsOf(l *scenarios.Lesson, blocks []sim.Block) []row {
 // reserveOf is the room a frame needs below the box: its overflow, in
 // drawing units.
 func reserveOf(l *scenarios.Lesson, f sim.Frame) float64 {
-	return max(float64(f.Total-l.Window), 0) * boxHeight / float64(l.Window)
+	return max(float64(f.Total-l.Window), 0) * BoxHeight / float64(l.Window)
 }
 
-// reserveFor rounds a lesson's largest overflow up to one of the room
+// Reserve rounds a lesson's largest overflow up to one of the room
 // classes the stylesheet has (reserve-N: N% of the box below it).
-func reserveFor(units float64) float64 {
+func Reserve(units float64) float64 {
 	if units <= 0 {
 		return 0
 	}
-	pct := math.Ceil((units+12)/boxHeight*100/5) * 5
-	return min(pct, 30) * boxHeight / 100
+	pct := math.Ceil((units+12)/BoxHeight*100/5) * 5
+	return min(pct, 30) * BoxHeight / 100
 }
 
 // drawWindow lays out a frame's rows, lines and marks, and turns them into
 // the view's rows and labels.
-func (s *Server) drawWindow(v *frameView, w *views.Window, rows []row) {
+func (b *Builder) drawWindow(v *frameView, w *views.Window, rows []row) {
 	f, l := v.f, v.l
-	in := draw.Window{Tokens: l.Window, Height: boxHeight, Reserve: s.lib().reserve[l.ID], GroupText: func(rs []int) string {
+	in := draw.Window{Tokens: l.Window, Height: BoxHeight, Reserve: b.runs.Reserve(l.ID), GroupText: func(rs []int) string {
 		return groupText(v, rows, rs)
 	}}
 	for i := range rows {
-		in.Rows = append(in.Rows, s.drawRow(v, rows[i], w.Rows[i]))
+		in.Rows = append(in.Rows, b.drawRow(v, rows[i], w.Rows[i]))
 	}
 	if f.Line.Key != "" {
 		in.Lines = append(in.Lines, draw.Line{Tokens: f.Line.Tokens, Label: w.ThresholdLabel, Kind: "threshold"})
@@ -82,7 +82,7 @@ func (s *Server) drawWindow(v *frameView, w *views.Window, rows []row) {
 	}
 	d := draw.Lay(in)
 	w.Width, w.Height, w.Reserve, w.Scale, w.Tokens = draw.Width, d.Height, d.Reserve, d.Scale, l.Window
-	w.ReserveClass = "reserve-" + itoa(int(math.Round(d.Reserve/boxHeight*100)))
+	w.ReserveClass = "reserve-" + itoa(int(math.Round(d.Reserve/BoxHeight*100)))
 	for i, rs := range d.Rows {
 		placeRow(&w.Rows[i], rs)
 	}
@@ -119,7 +119,7 @@ func groupText(v *frameView, rows []row, rs []int) string {
 }
 
 // drawRow is what package draw needs of a row: its blocks and label.
-func (s *Server) drawRow(v *frameView, r row, rv views.RowView) draw.Row {
+func (b *Builder) drawRow(v *frameView, r row, rv views.RowView) draw.Row {
 	dr := draw.Row{Label: draw.Label{Role: rv.RoleLabel, Name: rv.Label, Size: rv.Size}}
 	for _, b := range []*sim.Block{r.call, r.main} {
 		if b != nil {
