@@ -1,7 +1,6 @@
 package page
 
 import (
-	"slices"
 	"strings"
 
 	"ctxsim/scenarios"
@@ -51,9 +50,6 @@ func (b *Builder) statePage(in input) (views.LessonPage, error) {
 			p.Panels = append(p.Panels, pn)
 		}
 	}
-	if v.f.Memory != nil {
-		p.Memory = memoryView(v)
-	}
 	var err error
 	if p.Narration, err = b.narrationView(v); err != nil {
 		return p, err
@@ -61,7 +57,11 @@ func (b *Builder) statePage(in input) (views.LessonPage, error) {
 	for _, r := range p.Window.Rows {
 		p.Blocks = append(p.Blocks, r.BlockView)
 	}
-	b.secondWindow(v, &p)
+	for _, pl := range payloads {
+		if pl.page != nil {
+			pl.page(b, v, &p)
+		}
+	}
 	if p.Window.Pending != nil {
 		p.Blocks = append(p.Blocks, *p.Window.Pending)
 	}
@@ -84,42 +84,6 @@ func (b *Builder) aboutOf(l *scenarios.Lesson, v *frameView, key string) views.A
 // about renders one about section for the first frame of a state's run.
 func (b *Builder) about(l *scenarios.Lesson, st State, r *sim.Replay, key string) views.AboutSection {
 	return b.aboutOf(l, newFrameView(l, st.Policy, r, 0, b.cat.For(st.Lang)), key)
-}
-
-// secondWindow draws the second window a frame carries (a sub-agent's)
-// beside the first, with its own sheets; on a step of such a run that
-// carries none, an empty one keeps its place.
-func (b *Builder) secondWindow(v *frameView, p *views.LessonPage) {
-	var label string
-	for _, f := range v.frames {
-		if f.Second != nil {
-			label = f.Second.LabelKey
-			break
-		}
-	}
-	if label == "" {
-		return
-	}
-	p.TwoWindows = true
-	p.Window.Title = v.ui.T("ui.main-window")
-	sf := sim.Frame{Step: v.f.Step, Kind: v.f.Kind, TraceStep: v.f.TraceStep, Session: v.f.Session}
-	if sw := v.f.Second; sw != nil {
-		sf.Blocks, sf.Total = sw.Blocks, sw.Total
-	}
-	sv := *v
-	sv.f = &sf
-	w := b.drawFrame(&sv) // drawn anew: a static copy keeps each frame's first window only
-	w.Title, w.BlockHook = v.ui.T(label), "second-block"
-	if sw := v.f.Second; sw == nil {
-		w.Empty = v.ui.T("ui.second-idle")
-	} else if sw.LegendKey != "" {
-		w.Legend = v.ui.F(sw.LegendKey, v.frameArgs())
-	}
-	for i := range w.Rows {
-		w.Rows[i].Anchor = "sheet-second-" + w.Rows[i].ID
-		p.Blocks = append(p.Blocks, w.Rows[i].BlockView)
-	}
-	p.Second = &w
 }
 
 // drawFrame draws a frame's window to scale.
@@ -343,31 +307,6 @@ func (v *frameView) row(panel string, r sim.Row) views.PanelRow {
 	return pr
 }
 
-// memoryView shows the memory file beside the window.
-func memoryView(v *frameView) views.MemoryPanel {
-	f, mem := v.f, v.f.Memory
-	m := views.MemoryPanel{
-		Enabled: mem.Enabled, Path: mem.Path,
-		HasCopy:   mem.Injected != nil,
-		Changed:   len(mem.New) > 0 && mem.Injected != nil,
-		FileBadge: v.ui.T("ui.changed"), CopyBadge: v.ui.T("ui.snapshot"),
-	}
-	for _, line := range mem.File {
-		m.Lines = append(m.Lines, views.MemoryLine{Text: line, New: m.Changed && slices.Contains(mem.New, line)})
-	}
-	for _, b := range f.Blocks {
-		if b.Kind == sim.KindMemory {
-			m.Note = v.ui.F("ui.copy-note", map[string]string{"size": sizeOf(v.l.Lesson, b.Tokens), "lines": itoa(len(mem.Injected))})
-		}
-	}
-	if f.Session > 0 && mem.Injected == nil && mem.Enabled && len(f.Blocks) == 0 {
-		// Between sessions the file is what the next session's copy is made
-		// from: give it the next copy's transition name so it slides in.
-		m.Transition = "memory-" + itoa(f.Session+1)
-	}
-	return m
-}
-
 // narrationView is the narration column of a frame.
 func (b *Builder) narrationView(v *frameView) (views.Narration, error) {
 	_, h, body, err := v.narration()
@@ -402,7 +341,8 @@ func (v *frameView) headline() string {
 }
 
 // changes lists what changed in the frame, one catalog sentence per event
-// (a call and its result are one), then the cache reading.
+// (a call and its result are one), then the payloads' lines (the cache
+// reading).
 func (v *frameView) changes() []string {
 	f := v.f
 	var out []string
@@ -437,8 +377,13 @@ func (v *frameView) changes() []string {
 		}
 		out = append(out, v.ui.F(key, v.eventArgs(e)))
 	}
-	if c := f.Cache; c != nil && f.Error == "" {
-		out = append(out, v.ui.F("cache.line."+c.Reason, v.frameArgs()))
+	for _, pl := range payloads {
+		if pl.line == nil {
+			continue
+		}
+		if line, ok := pl.line(v); ok {
+			out = append(out, line)
+		}
 	}
 	return out
 }

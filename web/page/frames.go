@@ -268,8 +268,8 @@ func (w *jsonw) list(k string, n int, item func(i int)) {
 	w.b = append(w.b, ']')
 }
 
-// frame writes a frame: the contract's fields, then what its mechanisms
-// add (pending, cache, counters).
+// frame writes a frame: the contract's fields, with the typed payloads its
+// mechanisms add (payloads.go) where the contract has them.
 func (w *jsonw) frame(f *sim.Frame, mechanical string) {
 	w.open()
 	w.int("step", f.Step)
@@ -286,52 +286,18 @@ func (w *jsonw) frame(f *sim.Frame, mechanical string) {
 		w.key("pending")
 		w.block(f.Pending, mechanical)
 	}
-	file, injected := []string{}, []string{}
-	if m := f.Memory; m != nil {
-		file, injected = nonNil(m.File), nonNil(m.Injected)
+	for _, pl := range payloads {
+		if pl.early {
+			pl.json(w, f, mechanical)
+		}
 	}
-	w.strs("memory_file", file)
-	w.strs("memory_injected", injected)
 	w.list("events", len(f.Events), func(i int) { w.event(&f.Events[i]) })
 	w.strs("narration", f.Narration)
 	w.int("session", f.Session)
-	if sp := f.Spend; sp != nil {
-		w.int("spent_tokens", sp.Tokens)
-		w.int("iteration", sp.Iteration)
-		if sp.Sub > 0 {
-			w.int("sub_spent_tokens", sp.Sub)
+	for _, pl := range payloads {
+		if !pl.early {
+			pl.json(w, f, mechanical)
 		}
-	}
-	if sw := f.Second; sw != nil {
-		w.key("second_window")
-		w.open()
-		w.str("name", sw.LabelKey)
-		w.int("total_tokens", sw.Total)
-		w.list("blocks", len(sw.Blocks), func(i int) { w.block(&sw.Blocks[i], mechanical) })
-		w.close()
-	}
-	if c := f.Cache; c != nil {
-		w.key("cache")
-		w.open()
-		w.int("reused_tokens", c.ReusedTokens)
-		w.int("recomputed_tokens", c.RecomputedTokens)
-		w.int("reused_blocks", c.ReusedBlocks)
-		if c.FirstChanged != "" {
-			w.str("first_changed", c.FirstChanged)
-		}
-		w.str("reason", c.Reason)
-		w.close()
-	}
-	if len(f.Counters) > 0 {
-		w.key("counters")
-		w.open()
-		for _, c := range f.Counters {
-			w.int(c.Name, c.Value)
-			if c.ByName != "" {
-				w.value(c.ByName, c.By)
-			}
-		}
-		w.close()
 	}
 	w.close()
 }

@@ -313,8 +313,13 @@ func (v *frameView) diffLine(prev int) string {
 		}
 		args["delta"] = signed(v.l.Lesson, f.Total-before)
 		line := v.ui.F("diff.now", args)
-		if f.Cache != nil {
-			line += " · " + v.ui.F("cache.line."+f.Cache.Reason, args)
+		for _, pl := range payloads {
+			if pl.line == nil {
+				continue
+			}
+			if l, ok := pl.line(v); ok {
+				line += " · " + l
+			}
 		}
 		return line
 	}

@@ -77,8 +77,10 @@ func (b *Builder) drawWindow(v *frameView, w *views.Window, rows []row) {
 	if limit := v.run.Window; limit < l.Window || f.Total > limit {
 		in.Lines = append(in.Lines, draw.Line{Tokens: limit, Label: v.ui.F("ui.limit-line", map[string]string{"limit": limitOf(l.Lesson, limit)}), Kind: "limit"})
 	}
-	if at, ok := firstChanged(f.Blocks); ok && f.Cache != nil && f.Cache.Reason != sim.CacheCold {
-		in.Marks = append(in.Marks, draw.Mark{Tokens: at, Text: v.ui.T("ui.cache-miss"), Kind: "cache"})
+	for _, pl := range payloads {
+		if pl.marks != nil {
+			in.Marks = append(in.Marks, pl.marks(v)...)
+		}
 	}
 	d := draw.Lay(in)
 	w.Width, w.Height, w.Reserve, w.Scale, w.Tokens = draw.Width, d.Height, d.Reserve, d.Scale, l.Window
@@ -154,19 +156,6 @@ func placeRow(rv *views.RowView, rs draw.RowShape) {
 	for i, b := range rs.Blocks {
 		rv.Blocks[i].Y, rv.Blocks[i].H = b.Y, b.H
 	}
-}
-
-// firstChanged is where the prompt cache stops reusing: the top of the
-// first block it cannot reuse, in tokens.
-func firstChanged(blocks []sim.Block) (int, bool) {
-	at := 0
-	for _, b := range blocks {
-		if b.FirstChanged {
-			return at, true
-		}
-		at += b.Tokens
-	}
-	return 0, false
 }
 
 // bands are the extent of the selected range and of the cached prefix.
