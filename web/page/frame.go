@@ -90,7 +90,6 @@ func (b *Builder) about(l *scenarios.Lesson, st State, r *sim.Replay, key string
 func (b *Builder) drawFrame(v *frameView) views.Window {
 	l, f := v.l, v.f
 	w := views.Window{
-		BlockHook:  "block",
 		Meter:      sizeOf(l.Lesson, f.Total) + " / " + limitOf(l.Lesson, v.run.Window),
 		MeterExact: exact(f.Total) + " / " + exact(v.run.Window),
 		MeterState: "ok",

@@ -147,7 +147,7 @@ func secondPage(b *Builder, v *frameView, p *views.LessonPage) {
 	sv := *v
 	sv.f = &sf
 	w := b.drawFrame(&sv) // drawn anew: a static copy keeps each frame's first window only
-	w.Title, w.BlockHook = v.ui.T(label), "second-block"
+	w.Title = v.ui.T(label)
 	if sw := v.f.Second; sw == nil {
 		w.Empty = v.ui.T("ui.second-idle")
 	} else if sw.LegendKey != "" {
