@@ -9,8 +9,6 @@ import (
 	"net"
 	"net/http"
 	"net/netip"
-	"runtime"
-	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -80,11 +78,6 @@ type Server struct {
 	export  bool            // pages for a static copy (Config.Static)
 }
 
-type runKey struct {
-	lesson string
-	policy sim.Policy
-}
-
 // New builds a Server: it runs every preset policy of every lesson once,
 // renders every frame's narration in every language (a placeholder or a
 // condition a frame cannot resolve stops start-up with its file and line),
@@ -137,116 +130,6 @@ func New(cfg Config) (*Server, error) {
 		Example: s.exampleState(), Log: s.log})
 	s.echo = s.newEcho(cfg.TrustedProxies)
 	return s, nil
-}
-
-// prepared is what preparing a lesson made: its preset runs, default
-// first, and the room below its box.
-type prepared struct {
-	l       *scenarios.Lesson
-	runs    []keptRun
-	reserve float64
-}
-
-type keptRun struct {
-	p sim.Policy
-	r *sim.Replay
-}
-
-// prepare runs every preset policy of l, checks that every frame's
-// narration renders in every language, and measures the room below the
-// window box that its largest overflow needs. A long session (its default
-// run alone holds more than longRun blocks) is prepared under its default
-// policy only: its other policies replay on demand through the bounded
-// replay cache, and its box keeps the largest room class below it. The
-// runs count against the run budget of the lesson's limits.
-func (s *Server) prepare(l *scenarios.Lesson) (*prepared, error) {
-	if c, ok := s.tok.(interface{ CountAll([]string) }); ok {
-		c.CountAll(l.Texts()) // on every CPU; the runs then look counts up
-	}
-	dp := l.DefaultPolicy()
-	def, err := sim.Run(l.Lesson, dp, s.tok)
-	if err != nil {
-		return nil, fmt.Errorf("run lesson %s: %w", l.ID, err)
-	}
-	budget := l.RunBudget()
-	if err := budget.Spend(def); err != nil {
-		return nil, err
-	}
-	reserve, err := s.pages.Check(l, dp, def)
-	if err != nil {
-		return nil, fmt.Errorf("run lesson %s: %w", l.ID, err)
-	}
-	out := &prepared{l: l, runs: []keptRun{{dp, def}}}
-	if frameBlocks(def) > s.longRun {
-		out.reserve = page.Reserve(max(reserve, page.BoxHeight))
-		s.log.Info("a long session: policies other than the default replay on demand", "lesson", l.ID, "presets", len(l.PresetPolicies()))
-		return out, nil
-	}
-	others := slices.DeleteFunc(l.PresetPolicies(), func(p sim.Policy) bool { return p == dp })
-	var mu sync.Mutex
-	err = sim.RunEach(l.Lesson, others, s.tok, func(_ int, p sim.Policy, r *sim.Replay) error {
-		if err := budget.Spend(r); err != nil {
-			return err
-		}
-		res, err := s.pages.Check(l, p, r)
-		if err != nil {
-			return err
-		}
-		mu.Lock()
-		defer mu.Unlock()
-		reserve = max(reserve, res)
-		out.runs = append(out.runs, keptRun{p, r})
-		return nil
-	})
-	if err != nil {
-		return nil, fmt.Errorf("run lesson %s: %w", l.ID, err)
-	}
-	out.reserve = page.Reserve(reserve)
-	return out, nil
-}
-
-// prepareAll prepares ls, two lessons at a time per CPU (a lesson's own
-// runs are parallel only past its default run), in their order.
-func (s *Server) prepareAll(ls []*scenarios.Lesson) ([]*prepared, error) {
-	out := make([]*prepared, len(ls))
-	errs := make([]error, len(ls))
-	sem := make(chan struct{}, 2*runtime.GOMAXPROCS(0))
-	var wg sync.WaitGroup
-	for i, l := range ls {
-		wg.Go(func() {
-			sem <- struct{}{}
-			defer func() { <-sem }()
-			out[i], errs[i] = s.prepare(l)
-		})
-	}
-	wg.Wait()
-	return out, errors.Join(errs...)
-}
-
-// keep keeps a preset run for the pages while the kept runs fit
-// presetBlocks. The caller holds the lock, if several may call at once.
-func (lib *library) keep(l *scenarios.Lesson, p sim.Policy, r *sim.Replay) {
-	if n := frameBlocks(r); lib.presetKept+n <= presetBlocks {
-		lib.presetKept += n
-		lib.presets[runKey{l.ID, p}], lib.presetRuns[r] = r, true
-	}
-}
-
-// defaultLongRun is Config.LongRun when 0.
-const defaultLongRun = 100_000
-
-// presetBlocks bounds the blocks (over all frames) of the preset runs kept
-// from start-up: about 150 MB; the shipped lessons hold about 60,000.
-const presetBlocks = 500_000
-
-// frameBlocks is how many blocks the frames of r hold: what a replay costs
-// in memory.
-func frameBlocks(r *sim.Replay) int {
-	n := 0
-	for _, f := range r.Frames {
-		n += len(f.Blocks)
-	}
-	return n
 }
 
 func (s *Server) newEcho(trusted []netip.Prefix) *echo.Echo {
