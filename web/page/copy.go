@@ -34,7 +34,7 @@ func CopyPairs(l *sim.Lesson) [][2]sim.Policy {
 	return out
 }
 
-// linkable reports whether a page of this server may link to st: always,
+// linkable reports whether a page this Builder builds may link to st: always,
 // except that a static copy holds only CopyPairs of comparisons.
 func (b *Builder) linkable(l *sim.Lesson, st State) bool {
 	if !b.static || st.Compare == nil {
