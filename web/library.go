@@ -204,7 +204,7 @@ func (s *Server) prepare(l *scenarios.Lesson) (*prepared, error) {
 	}
 	out := &prepared{l: l, runs: []keptRun{{dp, def}}}
 	if frameBlocks(def) > s.longRun {
-		out.reserve = page.Reserve(max(reserve, page.BoxHeight))
+		out.reserve = page.ReserveFor(max(reserve, page.BoxHeight))
 		s.log.Info("a long session: policies other than the default replay on demand", "lesson", l.ID, "presets", len(l.PresetPolicies()))
 		return out, nil
 	}
@@ -227,7 +227,7 @@ func (s *Server) prepare(l *scenarios.Lesson) (*prepared, error) {
 	if err != nil {
 		return nil, fmt.Errorf("run lesson %s: %w", l.ID, err)
 	}
-	out.reserve = page.Reserve(reserve)
+	out.reserve = page.ReserveFor(reserve)
 	return out, nil
 }
 

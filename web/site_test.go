@@ -61,7 +61,7 @@ func TestStaticPages(t *testing.T) {
 		{"comparison with the default", "/en/context-memory/" + cmLowThreshold + "/vs/" + cmPolicy + "/4",
 			[]string{meta, `data-testid="server-only"`, "compares each preset with the default mode",
 				// the right side: only the default is in the copy with this left side
-				`<span class="seg-opt is-disabled" aria-disabled="true" title="needs the server (ctxsim serve)" data-testid="mode-b-compaction-off">`},
+				`<span class="seg-opt is-disabled" aria-disabled="true" title="needs the server (ctxsim serve)" data-testid="mode-b-compaction-off" data-control="mode-b-compaction-off">`},
 			[]string{`data-room-slot`, `href="/en/context-memory/` + cmLowThreshold + `/vs/compaction-off.`},
 			// the left side: any preset against the default is in the copy
 			[]string{`href="/en/context-memory/compaction-on.memory-off.threshold-50.rec-1/vs/` + cmPolicy + `/4"`}, nil},

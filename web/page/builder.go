@@ -37,7 +37,7 @@ type Runs interface {
 	// a static copy's windows) may be kept too.
 	IsKept(r *sim.Replay) bool
 	// Reserve is the room below the window box that lesson id needs (see
-	// Builder.Check and Reserve), in drawing units.
+	// Builder.Check and ReserveFor), in drawing units.
 	Reserve(id string) float64
 }
 
@@ -196,7 +196,7 @@ func (b *Builder) SamePoint(l *scenarios.Lesson, st State, p sim.Policy) (int, e
 // Check renders the narration of every frame of r (l under p) in every
 // language, as every page will, counts every text the frames show once
 // now (so pages never wait for the tokenizer), and returns the room below
-// the window box its largest overflow needs, in drawing units (Reserve
+// the window box its largest overflow needs, in drawing units (ReserveFor
 // rounds it to a room class).
 func (b *Builder) Check(l *scenarios.Lesson, p sim.Policy, r *sim.Replay) (float64, error) {
 	res := 0.0

@@ -120,7 +120,7 @@ func prepare(tok sim.Tokenizer, lessons []*scenarios.Lesson) (*fixture, error) {
 			units = max(units, res)
 			s.runs.kept[r] = true
 		}
-		s.runs.reserve[l.ID] = Reserve(units)
+		s.runs.reserve[l.ID] = ReserveFor(units)
 	}
 	return s, nil
 }

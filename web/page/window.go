@@ -48,9 +48,9 @@ func reserveOf(l *scenarios.Lesson, f sim.Frame) float64 {
 	return max(float64(f.Total-l.Window), 0) * BoxHeight / float64(l.Window)
 }
 
-// Reserve rounds a lesson's largest overflow up to one of the room
+// ReserveFor rounds a lesson's largest overflow up to one of the room
 // classes the stylesheet has (reserve-N: N% of the box below it).
-func Reserve(units float64) float64 {
+func ReserveFor(units float64) float64 {
 	if units <= 0 {
 		return 0
 	}
