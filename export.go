@@ -18,7 +18,7 @@ import (
 func runExport(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("export", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	dir := fs.String("lessons", "", "directory of extra lessons (same format as scenarios/)")
+	dir := lessonsFlag(fs)
 	base := fs.String("base", "/", "path the site is served at, such as /ctxsim/ for a GitHub project page")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: ctxsim export [-lessons DIR] [-base /PATH/] DIR\n\nDIR (new or empty) receives the static site.\n\nflags:")

@@ -14,7 +14,6 @@ import (
 	"time"
 
 	"ctxsim/importer"
-	"ctxsim/summarizer"
 	"ctxsim/tokens"
 	"ctxsim/transcript"
 )
@@ -29,9 +28,7 @@ func runImport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	format := fs.String("format", "", "file format: "+formatList(", ", " or ")+" (default: detected from the first records)")
 	window := fs.Int("window", 0, "window in tokens (default: the model family's, grown to fit the session)")
 	noRedact := fs.Bool("no-redact", false, "keep API keys, bearer tokens, e-mail addresses and the home directory as recorded")
-	sumURL := fs.String("summarizer", "", "endpoint that writes summaries for ranges no recorded summary covers (…/v1/chat/completions or …/v1/messages)")
-	sumModel := fs.String("summarizer-model", "", "model name for -summarizer")
-	sumKey := fs.String("summarizer-key-env", "CTXSIM_SUMMARIZER_KEY", "environment variable holding the -summarizer API key")
+	sumFlags := addSummarizerFlags(fs, "endpoint that writes summaries for ranges no recorded summary covers (…/v1/chat/completions or …/v1/messages)", false)
 	maxLine := fs.Int("max-line", 0, "longest line read, in bytes (default 64 MiB)")
 	all := fs.Bool("check-presets", false, "replay every preset policy at import, not only the session as it happened (slower on long sessions; -summarizer does it anyway)")
 	fs.Usage = func() {
@@ -52,13 +49,9 @@ func runImport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if *window < 0 {
 		return fmt.Errorf("import: -window must be a positive number of tokens, got %d", *window)
 	}
-	var sum *summarizer.Client
-	if *sumURL != "" {
-		c, err := summarizer.New(*sumURL, *sumModel, os.Getenv(*sumKey))
-		if err != nil {
-			return fmt.Errorf("import: %w", err)
-		}
-		sum = c
+	sum, err := sumFlags.client()
+	if err != nil {
+		return fmt.Errorf("import: %w", err)
 	}
 	if os.Getenv("GOMEMLIMIT") == "" {
 		// An import is one pass over a file: a collector working harder

@@ -14,20 +14,11 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"log/slog"
-	"net"
-	"net/url"
 	"os"
 	"os/signal"
-	"runtime/debug"
 	"syscall"
-	"time"
 
-	"ctxsim/roomstore"
-	"ctxsim/scenarios"
-	"ctxsim/sim"
-	"ctxsim/tokens"
-	"ctxsim/web"
+	"ctxsim/summarizer"
 )
 
 func main() {
@@ -39,119 +30,20 @@ func main() {
 	}
 }
 
-// run parses args and runs the command; main only calls it, tests can too.
+// run parses args and runs the subcommand they name; main only calls it,
+// tests can too. Each subcommand has its file: serve.go, export.go,
+// import.go, record.go.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	if len(args) > 0 && args[0] == "import" {
-		return runImport(ctx, args[1:], stdout, stderr)
-	}
-	if len(args) > 0 && args[0] == "record" {
-		return runRecord(ctx, args[1:], stdout, stderr)
-	}
-	if len(args) > 0 && args[0] == "export" {
-		return runExport(ctx, args[1:], stdout, stderr)
-	}
-	if len(args) == 0 || args[0] != "serve" {
+	if len(args) == 0 {
 		return errors.New(usage)
 	}
-	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	addr := fs.String("addr", ":8080", "listen address, HOST:PORT")
-	dir := fs.String("lessons", "", "directory of extra lessons (same format as scenarios/)")
-	roomsURL := fs.String("rooms", "", "keep rooms in NATS JetStream at nats://HOST:PORT, shared by every server on it (default: in memory, ending with the process)")
-	proxies := fs.String("trusted-proxy", "", "CIDR[,CIDR]: proxies whose X-Forwarded-For names the client (default: none, the peer is the client)")
-	streams := fs.Int("max-streams", 0, "open room event streams per server (default 10000)")
-	clientStreams := fs.Int("max-client-streams", 0, "open room event streams per client address (default 500)")
-	if err := fs.Parse(args[1:]); err != nil {
-		return err
+	cmd, ok := map[string]func(context.Context, []string, io.Writer, io.Writer) error{
+		"serve": runServe, "export": runExport, "import": runImport, "record": runRecord,
+	}[args[0]]
+	if !ok {
+		return errors.New(usage)
 	}
-	trusted, err := web.ParseTrustedProxies(*proxies)
-	if err != nil {
-		return fmt.Errorf("-trusted-proxy: %w", err)
-	}
-	if *streams < 0 || *clientStreams < 0 {
-		return errors.New("-max-streams, -max-client-streams: want a positive number")
-	}
-	log := slog.New(slog.NewTextHandler(stderr, nil))
-	rooms, closeRooms, err := openRooms(ctx, *roomsURL, log)
-	if err != nil {
-		return err
-	}
-	defer closeRooms()
-	// Loading makes much short-lived garbage: collect less often meanwhile,
-	// and give the memory back before serving.
-	gc := debug.SetGCPercent(400)
-	cfg, later, err := loadLessons(*dir, log, true)
-	if err != nil {
-		return err
-	}
-	cfg.Rooms, cfg.TrustedProxies = rooms, trusted
-	cfg.RoomLimits = web.RoomLimits{Streams: *streams, ClientStreams: *clientStreams}
-	srv, err := web.New(cfg)
-	if err != nil {
-		return err
-	}
-	if err := srv.Pending(later...); err != nil {
-		return err
-	}
-	debug.SetGCPercent(gc)
-	debug.FreeOSMemory()
-	ln, err := net.Listen("tcp", *addr)
-	if err != nil {
-		return fmt.Errorf("listen: %w", err)
-	}
-	fmt.Fprintf(stdout, "ctxsim: serving lessons at http://%s/\n", displayAddr(ln.Addr()))
-	if len(later) > 0 {
-		go prepareLater(ctx, srv, *dir, later, cfg.Tokens, log)
-	}
-	return srv.Serve(ctx, ln)
-}
-
-// prepareLater loads and prepares the imported sessions of dir one by one
-// while the server serves the other lessons; one that fails is logged with
-// its file, line and field, and its pages answer 404.
-func prepareLater(ctx context.Context, srv *web.Server, dir string, ids []string, tok sim.Tokenizer, log *slog.Logger) {
-	for _, id := range ids {
-		if ctx.Err() != nil {
-			return
-		}
-		t0 := time.Now()
-		err := func() error {
-			root, err := os.OpenRoot(dir)
-			if err != nil {
-				return err
-			}
-			defer root.Close()
-			ls, err := scenarios.LoadDirs(root.FS(), []string{id}, dir, tok)
-			if err != nil {
-				return err
-			}
-			return srv.Add(ls[0])
-		}()
-		if err != nil {
-			srv.Drop(id)
-			log.Error("an imported session could not be loaded; its pages answer 404", "lesson", id, "err", err)
-			continue
-		}
-		debug.FreeOSMemory() // what loading it took is not kept
-		log.Info("an imported session is ready", "lesson", id, "took", time.Since(t0).Round(time.Millisecond))
-	}
-}
-
-// openRooms opens the NATS room store at u, or returns nil (rooms in
-// memory) when u is empty.
-func openRooms(ctx context.Context, u string, log *slog.Logger) (roomstore.Store, func(), error) {
-	if u == "" {
-		return nil, func() {}, nil
-	}
-	p, err := url.Parse(u)
-	if err != nil || (p.Scheme != "nats" && p.Scheme != "tls") || p.Host == "" {
-		return nil, nil, fmt.Errorf("-rooms %q: want nats://HOST:PORT", u)
-	}
-	st, err := roomstore.OpenNATS(ctx, roomstore.NATSConfig{URL: u, Limits: roomstore.DefaultLimits(), Log: log})
-	if err != nil {
-		return nil, nil, err
-	}
-	return st, st.Shutdown, nil
+	return cmd(ctx, args[1:], stdout, stderr)
 }
 
 const usage = `usage:
@@ -162,68 +54,39 @@ const usage = `usage:
                 [-summarizer URL -summarizer-model MODEL [-summarizer-key-env VAR]] FILE
   ctxsim record -lesson ID -summarizer URL -summarizer-model MODEL [-summarizer-key-env VAR] [-n 5] [-lessons DIR]`
 
-// newServer loads the built-in lessons and those of dir, if given; opts
-// set the rest of the server's configuration.
-func newServer(dir string, log *slog.Logger, opts ...func(*web.Config)) (*web.Server, error) {
-	cfg, _, err := loadLessons(dir, log, false)
-	if err != nil {
-		return nil, err
-	}
-	for _, o := range opts {
-		o(&cfg)
-	}
-	return web.New(cfg)
+// The flags several subcommands take.
+
+// lessonsFlag defines -lessons, the directory of lessons serve and export
+// add to the built-in ones. (record's -lessons is where the lesson it
+// records is, by default the built-in lessons' sources.)
+func lessonsFlag(fs *flag.FlagSet) *string {
+	return fs.String("lessons", "", "directory of extra lessons (same format as scenarios/)")
 }
 
-// loadLessons is the server's configuration with the built-in lessons and
-// those of dir, if given. With deferRecorded, the imported sessions of dir
-// are not loaded but listed (by directory, which is their id), for the
-// server to prepare after it listens.
-func loadLessons(dir string, log *slog.Logger, deferRecorded bool) (web.Config, []string, error) {
-	if log == nil {
-		log = slog.New(slog.DiscardHandler)
+// summarizerFlags are -summarizer, -summarizer-model and
+// -summarizer-key-env: the model endpoint import and record have write
+// summaries.
+type summarizerFlags struct{ url, model, keyEnv *string }
+
+// addSummarizerFlags defines the summarizer flags on fs; urlUsage says
+// what the endpoint is for, and required marks -summarizer and its model
+// as required in their help.
+func addSummarizerFlags(fs *flag.FlagSet, urlUsage string, required bool) summarizerFlags {
+	req := ""
+	if required {
+		req = " (required)"
 	}
-	tok, err := tokens.New()
-	if err != nil {
-		return web.Config{}, nil, err
+	return summarizerFlags{
+		url:    fs.String("summarizer", "", urlUsage+req),
+		model:  fs.String("summarizer-model", "", "model name for -summarizer"+req),
+		keyEnv: fs.String("summarizer-key-env", "CTXSIM_SUMMARIZER_KEY", "environment variable holding the -summarizer API key"),
 	}
-	lessons, err := scenarios.Load(scenarios.Builtin(), "scenarios", tok)
-	if err != nil {
-		return web.Config{}, nil, fmt.Errorf("built-in lessons: %w", err)
-	}
-	var later []string
-	if dir != "" {
-		root, err := os.OpenRoot(dir)
-		if err != nil {
-			return web.Config{}, nil, fmt.Errorf("lessons from %s: %w", dir, err)
-		}
-		defer root.Close()
-		// A link out of dir is not followed: the lessons are what dir holds.
-		fsys := root.FS()
-		authored, recorded, err := scenarios.Dirs(fsys)
-		if err != nil {
-			return web.Config{}, nil, fmt.Errorf("lessons from %s: %w", dir, err)
-		}
-		if len(authored)+len(recorded) == 0 {
-			return web.Config{}, nil, fmt.Errorf("lessons from %s: no */lesson.yaml found", dir)
-		}
-		now := authored
-		if later = recorded; !deferRecorded {
-			now, later = append(authored, recorded...), nil
-		}
-		extra, err := scenarios.LoadDirs(fsys, now, dir, tok)
-		if err != nil {
-			return web.Config{}, nil, fmt.Errorf("lessons from %s: %w", dir, err)
-		}
-		lessons = append(lessons, extra...)
-	}
-	return web.Config{Lessons: lessons, Tokens: tok, Log: log}, later, nil
 }
 
-func displayAddr(a net.Addr) string {
-	host, port, err := net.SplitHostPort(a.String())
-	if err != nil || host == "::" || host == "0.0.0.0" || host == "" {
-		return "localhost:" + port
+// client is the summarizer the flags name; nil without -summarizer.
+func (f summarizerFlags) client() (*summarizer.Client, error) {
+	if *f.url == "" {
+		return nil, nil
 	}
-	return net.JoinHostPort(host, port)
+	return summarizer.New(*f.url, *f.model, os.Getenv(*f.keyEnv))
 }

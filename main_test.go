@@ -17,8 +17,8 @@ import (
 	"testing"
 	"time"
 
-	"ctxsim/roomstore/natsembed"
 	"ctxsim/scenarios"
+	"ctxsim/web/rooms/store/natsembed"
 )
 
 // copyLesson copies the built-in context-memory lesson into dir/id, with

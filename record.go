@@ -6,10 +6,8 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 
 	"ctxsim/recorder"
-	"ctxsim/summarizer"
 	"ctxsim/tokens"
 )
 
@@ -21,9 +19,7 @@ func runRecord(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	fs.SetOutput(stderr)
 	id := fs.String("lesson", "", "id of the lesson whose summary cards to record (required)")
 	dir := fs.String("lessons", "scenarios", "directory holding the lesson's directory (scenarios: the built-in lessons' sources)")
-	sumURL := fs.String("summarizer", "", "endpoint: …/v1/chat/completions (OpenAI-compatible) or …/v1/messages (Anthropic-compatible) (required)")
-	sumModel := fs.String("summarizer-model", "", "model name for -summarizer (required)")
-	sumKey := fs.String("summarizer-key-env", "CTXSIM_SUMMARIZER_KEY", "environment variable holding the -summarizer API key")
+	sumFlags := addSummarizerFlags(fs, "endpoint: …/v1/chat/completions (OpenAI-compatible) or …/v1/messages (Anthropic-compatible)", true)
 	n := fs.Int("n", 5, "recordings per card, 1 to 20")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: ctxsim record -lesson ID -summarizer URL -summarizer-model MODEL [-n 5] [-lessons DIR]\n\nflags:")
@@ -37,10 +33,10 @@ func runRecord(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return fmt.Errorf("record: unexpected argument %q", fs.Arg(0))
 	case *id == "":
 		return errors.New("record: -lesson is required")
-	case *sumURL == "":
+	case *sumFlags.url == "":
 		return errors.New("record: -summarizer is required")
 	}
-	c, err := summarizer.New(*sumURL, *sumModel, os.Getenv(*sumKey))
+	c, err := sumFlags.client()
 	if err != nil {
 		return fmt.Errorf("record: %w", err)
 	}

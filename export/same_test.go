@@ -15,6 +15,7 @@ import (
 
 	"ctxsim/scenarios"
 	"ctxsim/web"
+	"ctxsim/web/page"
 )
 
 // A page of the copy is the page the live server renders at the same URL,
@@ -260,22 +261,22 @@ func samplePages(t *testing.T, e *exported) []string {
 		other := presets[len(presets)-1]
 		for _, lang := range []string{"en", "ja"} {
 			n := framesOf(t, e, l.ID)
-			st := web.State{Lang: lang, Lesson: l.ID, Policy: def}
+			st := page.State{Lang: lang, Lesson: l.ID, Policy: def}
 			for _, step := range []int{1, (n + 1) / 2, n} {
 				st.Step = step
-				out = append(out, web.LessonURL(st))
+				out = append(out, page.LessonURL(st))
 			}
 			st.Step = (n + 1) / 2
-			for _, v := range []string{web.ViewPresent, web.ViewNotes} {
+			for _, v := range []string{page.ViewPresent, page.ViewNotes} {
 				x := st
 				x.View = v
-				out = append(out, web.LessonURL(x))
+				out = append(out, page.LessonURL(x))
 			}
 			out = append(out, "/"+lang+"/"+l.ID+"/"+def.String()+"/handout")
-			cmp := web.State{Lang: lang, Lesson: l.ID, Policy: other, Compare: &def, Step: 2}
-			out = append(out, web.LessonURL(cmp))
-			cmp.View = web.ViewPresent
-			out = append(out, web.LessonURL(cmp))
+			cmp := page.State{Lang: lang, Lesson: l.ID, Policy: other, Compare: &def, Step: 2}
+			out = append(out, page.LessonURL(cmp))
+			cmp.View = page.ViewPresent
+			out = append(out, page.LessonURL(cmp))
 		}
 	}
 	return out

@@ -100,11 +100,12 @@
   });
 
   // focusKey names a control so the same control can take focus again on
-  // the next page (where it is a new element).
+  // the next page (where it is a new element): by its data-control (the
+  // links and fields that do nothing else here) or data-action.
   function focusKey(el) {
     if (!el || el === document.body || !app() || !app().contains(el)) return "";
-    var t = el.getAttribute("data-testid") || el.getAttribute("data-action");
-    if (t) return '[data-testid="' + t + '"],[data-action="' + t + '"]';
+    var t = el.getAttribute("data-control") || el.getAttribute("data-action");
+    if (t) return '[data-control="' + t + '"],[data-action="' + t + '"]';
     if (el.getAttribute("data-row")) return '[data-row="' + el.getAttribute("data-row") + '"]';
     return "";
   }
@@ -117,20 +118,23 @@
     el.focus({ preventScroll: true });
   }
 
-  // ---- the window, animated by block id (FLIP): blocks move and resize
-  // from where they were; a new block grows from nothing; a summary grows
-  // out of the range it replaces, so the range is seen to collapse into it.
+  // ---- the windows, animated by block id (FLIP): blocks move and resize
+  // from where they were in the pane of the same name (data-pane: the
+  // request's window, a sub-agent's beside it, a comparison's sides); a new
+  // block grows from nothing; a summary grows out of the range it
+  // replaces, so the range is seen to collapse into it. Each pane's meter
+  // (data-meter) counts from its old total.
 
   function snapshot() {
     var out = {};
     qa("svg.win").forEach(function (svg) {
-      var pane = svg.getAttribute("data-testid") || "";
-      qa('rect[data-testid="block"]', svg).forEach(function (r) {
+      var pane = svg.getAttribute("data-pane") || "";
+      qa("rect[data-block]", svg).forEach(function (r) {
         out[pane + "|" + r.getAttribute("data-id")] = { y: +r.getAttribute("y"), h: +r.getAttribute("height") };
       });
     });
-    qa('[data-testid$="meter"]').forEach(function (m) {
-      out["meter|" + m.getAttribute("data-testid")] = { total: +m.getAttribute("data-total"), text: m.textContent };
+    qa("[data-meter]").forEach(function (m) {
+      out["meter|" + m.getAttribute("data-meter")] = { total: +m.getAttribute("data-total"), text: m.textContent };
     });
     return out;
   }
@@ -143,8 +147,8 @@
     var ms = a && a.getAttribute("data-motion") === "slow" ? 700 : 320;
     var ease = "cubic-bezier(.2,.8,.2,1)";
     qa("svg.win").forEach(function (svg) {
-      var pane = svg.getAttribute("data-testid") || "";
-      qa('rect[data-testid="block"]', svg).forEach(function (r) {
+      var pane = svg.getAttribute("data-pane") || "";
+      qa("rect[data-block]", svg).forEach(function (r) {
         var y = +r.getAttribute("y"), h = +r.getAttribute("height");
         var old = before[pane + "|" + r.getAttribute("data-id")] || unionOf(before, pane, r.getAttribute("data-covers"));
         var from;
@@ -161,7 +165,7 @@
         t.animate([{ opacity: 0 }, { opacity: 0, offset: 0.5 }, { opacity: 1 }], { duration: ms, easing: "ease-out" });
       });
     });
-    qa('[data-testid$="meter"]').forEach(function (m) { countMeter(m, before["meter|" + m.getAttribute("data-testid")], ms); });
+    qa("[data-meter]").forEach(function (m) { countMeter(m, before["meter|" + m.getAttribute("data-meter")], ms); });
     document.documentElement.setAttribute("data-animated", String(n));
   }
 
@@ -339,10 +343,11 @@
     go(tpl.replace("{step}", String(n)), { push: true });
   });
   function staticQuery() {
-    if (!isStatic() || !location.search || !app() || q('[data-testid="static-query"]')) return;
+    if (!isStatic() || !location.search || !app() || q('[data-notice="static-query"]')) return;
     var p = document.createElement("p");
     p.className = "static-query";
     p.setAttribute("role", "status");
+    p.setAttribute("data-notice", "static-query");
     p.setAttribute("data-testid", "static-query");
     p.textContent = text("static-query");
     app().insertBefore(p, app().firstChild);

@@ -1,4 +1,4 @@
-// room.js: presenter rooms and audience follow (see web/rooms.go).
+// room.js: presenter rooms and audience follow (see web/rooms/rooms.go).
 //
 // Presenter: "Open room" in the top bar creates a room; the code and join
 // URL stay in sessionStorage, and every state the tab shows is PUT to the

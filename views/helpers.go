@@ -48,6 +48,33 @@ func boolAttr(b bool) string {
 	return "false"
 }
 
+// A window's pane is named by its prefix: "" the request's window, "second-"
+// a sub-agent's beside it, "a-" and "b-" the sides of a comparison. Test
+// ids carry the prefix; the page script reads the pane's name.
+
+// secondPane is the prefix of a second window's test ids.
+const secondPane = "second-"
+
+// paneName names a window's pane for the page script (data-pane on the
+// drawing, data-meter on its meter): it animates each pane's blocks from
+// where they were in the pane of the same name.
+func paneName(prefix string) string {
+	if prefix == "" {
+		return "main"
+	}
+	return strings.TrimSuffix(prefix, "-")
+}
+
+// blockTestID is the test hook of a window's blocks: "block" (a contract)
+// in the request's window and on each side of a comparison, "second-block"
+// in a second window.
+func blockTestID(prefix string) string {
+	if prefix == secondPane {
+		return "second-block"
+	}
+	return "block"
+}
+
 // modeSide tells the two mode bars of a comparison apart for screen readers.
 func modeSide(prefix string) string {
 	switch prefix {

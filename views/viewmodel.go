@@ -150,7 +150,6 @@ type Window struct {
 	Compacting     bool
 	Legend         string // shown under the meter (e.g. the cache reading)
 	Title          string // the window's name when a page draws two
-	BlockHook      string // data-testid of its blocks: "block", or "second-block" in a second window
 }
 
 // Band is a vertical extent of the drawing.

@@ -25,12 +25,16 @@ import (
 	"github.com/chromedp/chromedp/kb"
 
 	"ctxsim/sim"
+	"ctxsim/web/page"
 )
 
-// a11yTimeout bounds the whole audit: a minute, and two seconds for each
+// a11yTimeout bounds the whole audit: a minute, and four seconds for each
 // page it loads and scans once (a hundred pages take about a minute and a
-// half on a quiet machine; more lessons mean more pages).
-func a11yTimeout(pages int) time.Duration { return time.Minute + time.Duration(pages)*2*time.Second }
+// half on a quiet machine, and the audit of ~130 pages 160 s on two busy
+// cores; with the page builder's tests running beside it, as go test
+// ./web/... runs them, it ran past 324 s, two seconds a page; more lessons
+// mean more pages).
+func a11yTimeout(pages int) time.Duration { return time.Minute + time.Duration(pages)*4*time.Second }
 
 // axeViolation is what the audit keeps of one axe-core violation.
 type axeViolation struct {
@@ -240,30 +244,32 @@ func a11yPages(t *testing.T, s *Server, base string) []a11yPage {
 		}
 		def := l.DefaultPolicy()
 		for _, p := range a11yPolicies(l.Lesson) {
-			r, err := s.run(l, p)
+			r, err := s.runs.Run(l, p)
 			if err != nil {
 				t.Fatalf("%s: run %s: %v", id, p.String(), err)
 			}
 			for _, n := range a11ySteps(r.Frames, p == def, p == def) {
-				st := State{Lang: "en", Lesson: id, Policy: p, Step: n}
-				pages = append(pages, a11yPage{name: id + " lesson", path: LessonURL(st)})
+				st := page.State{Lang: "en", Lesson: id, Policy: p, Step: n}
+				pages = append(pages, a11yPage{name: id + " lesson", path: page.LessonURL(st)})
 			}
 		}
-		rd, _ := s.run(l, def)
+		rd, _ := s.runs.Run(l, def)
 		frames := rd.Frames
 		mid := (len(frames) + 1) / 2
-		st := State{Lang: "ja", Lesson: id, Policy: def, Step: mid}
-		pages = append(pages, a11yPage{name: id + " lesson ja", path: LessonURL(st)})
+		st := page.State{Lang: "ja", Lesson: id, Policy: def, Step: mid}
+		pages = append(pages, a11yPage{name: id + " lesson ja", path: page.LessonURL(st)})
 		st.Lang = "en"
-		st.View = ViewPresent
-		pages = append(pages, a11yPage{name: id + " presenter", path: LessonURL(st)})
-		pages = append(pages, a11yPage{name: id + " handout", path: handoutURL(st)})
+		st.View = page.ViewPresent
+		pages = append(pages, a11yPage{name: id + " presenter", path: page.LessonURL(st)})
+		pages = append(pages, a11yPage{name: id + " handout", path: page.HandoutURL(st)})
 		// The comparison against the second quick mode (the first switch flipped).
-		if q := quickPolicies(l.Lesson); len(q) > 1 {
-			fb, _ := s.run(l, q[1])
-			tl := alignRuns(frames, fb.Frames)
-			cs := State{Lang: "en", Lesson: id, Policy: def, Compare: &q[1], Step: (len(tl) + 1) / 2}
-			pages = append(pages, a11yPage{name: id + " compare", path: LessonURL(cs)})
+		if q := page.QuickPolicies(l.Lesson); len(q) > 1 {
+			n, err := s.pages.Positions(l, page.State{Policy: def, Compare: &q[1]})
+			if err != nil {
+				t.Fatalf("%s: compare %s: %v", id, q[1], err)
+			}
+			cs := page.State{Lang: "en", Lesson: id, Policy: def, Compare: &q[1], Step: (n + 1) / 2}
+			pages = append(pages, a11yPage{name: id + " compare", path: page.LessonURL(cs)})
 		}
 	}
 	cmCompare := "/en/context-memory/" + cmPolicy + "/vs/" + cmOverflow

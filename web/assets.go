@@ -16,6 +16,7 @@ import (
 
 	"ctxsim/static"
 	"ctxsim/views"
+	"ctxsim/web/httperr"
 )
 
 // assetSet maps hashed names to files; urls are what the pages link to.
@@ -88,7 +89,7 @@ func buildAssets(messages []byte) (assetSet, error) {
 func (s *Server) static(c echo.Context) error {
 	a, ok := s.assets.byName[c.Param("file")]
 	if !ok {
-		return notFound("static file " + quote(c.Param("file")))
+		return httperr.NoSuch("static file " + httperr.Quote(c.Param("file")))
 	}
 	c.Response().Header().Set("Cache-Control", "public, max-age=31536000, immutable")
 	return writeBody(c, a, varyCoding)

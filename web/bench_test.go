@@ -85,8 +85,8 @@ func BenchmarkStepPageTypedThresholdCold(b *testing.B) {
 			b.ResetTimer()
 			for range b.N {
 				b.StopTimer()
-				s.caches.pages.reset()
-				s.caches.replays.reset()
+				s.caches.pages.Reset()
+				s.runs.replays.Reset()
 				rec := httptest.NewRecorder()
 				b.StartTimer()
 				s.Handler().ServeHTTP(rec, req)

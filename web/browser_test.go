@@ -335,6 +335,18 @@ func TestBrowserKeyboardSteps(t *testing.T) {
 	if !mustEval[bool](b, `window.__ctxsimNoReload === true`) {
 		t.Errorf("a step reloaded the whole document: app.js navigation is not in effect")
 	}
+	// Focus stays on the control that led to the next page: a mode option
+	// taken with the keyboard is focused there. app.js keys it by its
+	// data-control, not its test id: the page here has none left.
+	mustEval[bool](b, `(document.querySelectorAll("[data-testid]").forEach(e => e.removeAttribute("data-testid")),
+		document.querySelector('[data-control="mode-compaction-off"]').focus(), true)`)
+	b.key(kb.Enter)
+	if _, err := b.pollJS(`location.pathname`, func(p string) bool { return strings.Contains(p, "/"+cmOverflow+"/") }); err != nil {
+		t.Fatalf("the compaction-off option did not lead to %s: %v", cmOverflow, err)
+	}
+	if got := mustEval[string](b, `document.activeElement?.dataset.control ?? document.activeElement?.tagName`); got != "mode-compaction-off" {
+		t.Errorf("after a mode option, focus is on %q; want the same option on the next page", got)
+	}
 }
 
 // readStepTotal reads the total from the step label ("Step 8 of 10").

@@ -454,7 +454,7 @@ func TestBrowserAutoplayPauses(t *testing.T) {
 	// decisive steps, not every one of them.
 	s := newTestServer(t)
 	l := s.lib().byID["context-memory"]
-	r, err := s.run(l, l.DefaultPolicy())
+	r, err := s.runs.Run(l, l.DefaultPolicy())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,7 @@
-// Package web wires the HTTP routes to the engine (sim) and the views: it
-// parses URLs into lesson states, runs or looks up the frames, builds view
-// models and renders them. It holds no lesson logic of its own.
+// Package web serves the lessons over HTTP: the one route table, the
+// handlers, URL ⇄ state, errors, content codings, the page cache, the
+// assets, the library of prepared lessons (and their runs), the frames API
+// and the static copy's site list. Package page builds the pages it
+// serves; package rooms is the room service it routes to. It holds no
+// lesson logic of its own.
 package web

@@ -299,3 +299,9 @@ func (s *Server) dynamicGzip() echo.MiddlewareFunc {
 	return middleware.GzipWithConfig(middleware.GzipConfig{MinLength: minCompressLen,
 		Skipper: func(c echo.Context) bool { return s.encoded[c.Path()] || isEventStream(c.Request().URL.Path) }})
 }
+
+// isEventStream reports whether path is a room's event stream, which must
+// not be gzipped: each event has to leave the server at once.
+func isEventStream(path string) bool {
+	return strings.HasPrefix(path, "/rooms/") && strings.HasSuffix(path, "/events")
+}

@@ -12,56 +12,10 @@ import (
 
 	"github.com/labstack/echo/v4"
 
-	"ctxsim/roomstore"
 	"ctxsim/sim"
-	"ctxsim/textcut"
 	"ctxsim/views"
+	"ctxsim/web/httperr"
 )
-
-// Code is the kind of an error; one table maps codes to HTTP statuses.
-type Code int
-
-// Error codes.
-const (
-	Internal    Code = iota // a bug: 500, logged, never shown
-	Invalid                 // bad input: 400, names the parameter and what it allows
-	NotFound                // no such lesson, page or room: 404
-	Forbidden               // a room's key does not match: 403
-	Unavailable             // full for now: 503 with Retry-After
-	TooMany                 // over a client's limit: 429 with Retry-After
-)
-
-var statusOf = map[Code]int{
-	Internal: http.StatusInternalServerError, Invalid: http.StatusBadRequest, NotFound: http.StatusNotFound,
-	Forbidden: http.StatusForbidden, Unavailable: http.StatusServiceUnavailable, TooMany: http.StatusTooManyRequests,
-}
-
-// Error is every error a handler returns on purpose: pages, the frames API
-// and rooms alike.
-type Error struct {
-	Code    Code
-	Param   string // the bad parameter (Invalid)
-	Allowed string // what it allows (Invalid)
-	Msg     string // for the user; a 500 never shows its cause
-	// RetryAfter is the Retry-After of a 503 or 429, in seconds: 60 when 0.
-	RetryAfter int
-	// Reload asks a browser to load the page again after RetryAfter (a
-	// Refresh header on the HTML page): the wait is short and certain.
-	Reload bool
-	// Key names the catalog message an HTML page shows in its language
-	// instead of Msg, filled with Args; Msg is its English text.
-	Key  string
-	Args map[string]string
-}
-
-// Error is the message a user sees.
-func (e *Error) Error() string { return e.Msg }
-
-func badParam(name, allowed string) error {
-	return &Error{Code: Invalid, Param: name, Allowed: allowed, Msg: "parameter " + name + ": allowed " + allowed}
-}
-
-func notFound(what string) error { return &Error{Code: NotFound, Msg: what + " not found"} }
 
 // errorBody is the JSON error of the API and the rooms.
 type errorBody struct {
@@ -71,11 +25,11 @@ type errorBody struct {
 	Lessons []lessonJSON `json:"lessons,omitempty"`
 }
 
-// classify turns any error into an *Error: ours as they are, the engine's
-// policy errors as bad parameters, the room store's by kind, echo's by
-// status; anything else is internal.
-func classify(err error) *Error {
-	var e *Error
+// classify turns any error into an *httperr.Error: ours as they are (the
+// room service turns its store's into ours), the engine's policy errors as
+// bad parameters, echo's by status; anything else is internal.
+func classify(err error) *httperr.Error {
+	var e *httperr.Error
 	var pe *sim.PolicyError
 	var he *echo.HTTPError
 	switch {
@@ -86,29 +40,21 @@ func classify(err error) *Error {
 		if pe.Missing {
 			allowed += " (missing from the policy segment)"
 		}
-		return badParam(pe.Param, allowed).(*Error)
-	case errors.Is(err, roomstore.ErrNoRoom):
-		return &Error{Code: NotFound, Msg: roomstore.ErrNoRoom.Error()}
-	case errors.Is(err, roomstore.ErrRoomKey):
-		return &Error{Code: Forbidden, Param: "key", Msg: roomstore.ErrRoomKey.Error()}
-	case errors.Is(err, roomstore.ErrRoomsFull):
-		return &Error{Code: Unavailable, Msg: "too many open rooms, try again later"}
-	case errors.Is(err, roomstore.ErrUnavailable):
-		return &Error{Code: Unavailable, Msg: "rooms are unavailable for a moment, try again", RetryAfter: 2}
+		return httperr.BadParam(pe.Param, allowed).(*httperr.Error)
 	case errors.As(err, &he):
 		switch he.Code {
 		case http.StatusNotFound:
-			return &Error{Code: NotFound, Msg: "page not found"}
+			return &httperr.Error{Code: httperr.NotFound, Msg: "page not found"}
 		case http.StatusMethodNotAllowed:
-			return &Error{Code: Invalid, Param: "method", Allowed: "GET, HEAD", Msg: "method not allowed"}
+			return &httperr.Error{Code: httperr.Invalid, Param: "method", Allowed: "GET, HEAD", Msg: "method not allowed"}
 		case http.StatusRequestEntityTooLarge:
-			return &Error{Code: Invalid, Param: "body", Allowed: "at most 64 KB", Msg: "request body too large"}
+			return &httperr.Error{Code: httperr.Invalid, Param: "body", Allowed: "at most 64 KB", Msg: "request body too large"}
 		}
 		if he.Code >= 400 && he.Code < 500 {
-			return &Error{Code: Invalid, Msg: http.StatusText(he.Code)}
+			return &httperr.Error{Code: httperr.Invalid, Msg: http.StatusText(he.Code)}
 		}
 	}
-	return &Error{Code: Internal, Msg: "internal error"}
+	return &httperr.Error{Code: httperr.Internal, Msg: "internal error"}
 }
 
 // isAPI reports whether a path answers JSON: the frames API and the rooms.
@@ -125,12 +71,12 @@ func (s *Server) handleError(err error, c echo.Context) {
 		return
 	}
 	e := classify(err)
-	status := statusOf[e.Code]
-	if status >= 500 && e.Code == Internal {
+	status := e.Code.Status()
+	if status >= 500 && e.Code == httperr.Internal {
 		s.log.Error("request failed", "path", c.Request().URL.Path, "err", err)
 	}
 	h := c.Response().Header()
-	if e.Code == Unavailable || e.Code == TooMany {
+	if e.Code == httperr.Unavailable || e.Code == httperr.TooMany {
 		h.Set("Retry-After", strconv.Itoa(cmp.Or(e.RetryAfter, 60)))
 		if e.Reload && !isAPI(c.Request().URL.Path) {
 			h.Set("Refresh", strconv.Itoa(cmp.Or(e.RetryAfter, 60)))
@@ -146,7 +92,7 @@ func (s *Server) handleError(err error, c echo.Context) {
 			_ = c.NoContent(status)
 			return
 		}
-		if e.Code == NotFound && strings.HasPrefix(path, "/api/") {
+		if e.Code == httperr.NotFound && strings.HasPrefix(path, "/api/") {
 			body.Lessons = s.lessonsJSON()
 		}
 		_ = c.JSON(status, body)
@@ -168,13 +114,13 @@ func (s *Server) handleError(err error, c echo.Context) {
 }
 
 // errorPage renders the error page of e in lang.
-func (s *Server) errorPage(ctx context.Context, lang string, status int, e *Error) ([]byte, error) {
+func (s *Server) errorPage(ctx context.Context, lang string, status int, e *httperr.Error) ([]byte, error) {
 	ui := s.cat.For(lang)
 	page := views.ErrorPage{Lang: lang, UI: ui, Status: status, Assets: s.assets.urls, Param: e.Param, Allowed: e.Allowed, Message: e.Msg}
 	if e.Key != "" {
 		page.Message = ui.F(e.Key, e.Args)
 	}
-	if e.Code == Internal {
+	if e.Code == httperr.Internal {
 		page.Message = ui.T("ui.error.internal")
 	}
 	for _, l := range s.lib().list {
@@ -192,19 +138,13 @@ func (s *Server) errorPage(ctx context.Context, lang string, status int, e *Erro
 func (s *Server) prerender500() error {
 	s.page500 = map[string][]byte{}
 	for _, lang := range languages() {
-		b, err := s.errorPage(context.Background(), lang, http.StatusInternalServerError, &Error{Code: Internal})
+		b, err := s.errorPage(context.Background(), lang, http.StatusInternalServerError, &httperr.Error{Code: httperr.Internal})
 		if err != nil {
 			return err
 		}
 		s.page500[lang] = b
 	}
 	return nil
-}
-
-// quote shows a user's value in a message, cut to 80 bytes on a rune
-// boundary.
-func quote(s string) string {
-	return strconv.Quote(textcut.Mark(s, 80, "…"))
 }
 
 // discardLogger is used when no logger is given.

@@ -102,7 +102,7 @@ func openRoomOver(t *testing.T, base string) string {
 		t.Fatal(err)
 	}
 	defer resp.Body.Close()
-	var room roomJSON
+	var room roomDoc
 	if err := json.NewDecoder(resp.Body).Decode(&room); err != nil || resp.StatusCode != http.StatusCreated {
 		t.Fatalf("POST /rooms = %d, %v", resp.StatusCode, err)
 	}

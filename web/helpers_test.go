@@ -5,20 +5,16 @@ import (
 	"sync"
 	"testing"
 
-	"ctxsim/scenarios"
-	"ctxsim/tokens"
+	"ctxsim/web/internal/testlessons"
+	"ctxsim/web/rooms"
 )
 
-// builtins loads the tokenizer and the built-in lessons once per test
-// binary.
-var builtins = sync.OnceValues(func() (Config, error) {
-	tok, err := tokens.New()
-	if err != nil {
-		return Config{}, err
-	}
-	lessons, err := scenarios.Load(scenarios.Builtin(), "scenarios", tok)
-	return Config{Lessons: lessons, Tokens: tok}, err
-})
+// builtins is the configuration of a server over the built-in lessons,
+// loaded once per test binary.
+func builtins() (Config, error) {
+	b, err := testlessons.Builtin()
+	return Config{Lessons: b.Lessons, Tokens: b.Tokens}, err
+}
 
 // sharedServer builds the Server once per test binary: loading o200k_base
 // and running every preset policy takes a few seconds.
@@ -29,7 +25,7 @@ var sharedServer = sync.OnceValues(func() (*Server, error) {
 	}
 	// Every test opens rooms from the same address; the per-client rate
 	// has tests of its own, on servers of their own.
-	cfg.RoomLimits = RoomLimits{CreateBurst: 100_000}
+	cfg.RoomLimits = rooms.Limits{CreateBurst: 100_000}
 	return New(cfg)
 })
 

@@ -14,6 +14,7 @@ import (
 	"ctxsim/scenarios"
 	"ctxsim/transcript"
 	"ctxsim/transcript/synth"
+	"ctxsim/web/page"
 )
 
 // BenchmarkImportedStepPage renders a step page of a long imported session
@@ -55,7 +56,7 @@ func BenchmarkImportedStepPage(b *testing.B) {
 		b.Fatal(err)
 	}
 	l := s.lib().byID["long"]
-	req := httptest.NewRequest(http.MethodGet, LessonURL(State{Lang: "en", Lesson: "long", Policy: l.DefaultPolicy(), Step: rep.Steps / 2}), nil)
+	req := httptest.NewRequest(http.MethodGet, page.LessonURL(page.State{Lang: "en", Lesson: "long", Policy: l.DefaultPolicy(), Step: rep.Steps / 2}), nil)
 	// The first visit replays the policies its mode links name (their
 	// outlines): once per server, not per page.
 	s.Handler().ServeHTTP(httptest.NewRecorder(), req)
@@ -64,7 +65,7 @@ func BenchmarkImportedStepPage(b *testing.B) {
 	b.ResetTimer()
 	for range b.N {
 		b.StopTimer()
-		s.caches.pages.reset()
+		s.caches.pages.Reset()
 		rec := httptest.NewRecorder()
 		b.StartTimer()
 		s.Handler().ServeHTTP(rec, req)

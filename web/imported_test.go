@@ -1,100 +1,45 @@
 package web
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
-	"html"
 	"net/http"
 	"net/http/httptest"
-	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
-	"ctxsim/importer"
 	"ctxsim/scenarios"
 	"ctxsim/sim"
-	"ctxsim/transcript"
-	"ctxsim/transcript/synth"
+	"ctxsim/web/internal/testlessons"
+	"ctxsim/web/page"
 )
 
-// importedServer serves the built-in lessons and three imported sessions:
-// a Claude Code file with a recorded compaction and provider usage, an
-// OpenAI chat file with a system prompt and parallel calls, and a
-// synthetic Claude Code session long enough for every policy to compact
-// and the compressor to run in a small window.
+// importedServer serves the built-in lessons and the imported sessions of
+// testlessons.Imported.
 var importedServer = sync.OnceValues(func() (*Server, error) {
 	base, err := builtins()
 	if err != nil {
 		return nil, err
 	}
-	dir, err := os.MkdirTemp("", "ctxsim-imported-")
-	if err != nil {
-		return nil, err
-	}
-	defer os.RemoveAll(dir)
-	synthetic := filepath.Join(dir, "synthetic.jsonl")
-	f, err := os.Create(synthetic)
-	if err != nil {
-		return nil, err
-	}
-	if _, err := synth.Write(f, synth.Options{Turns: 9, CompactEvery: 6, ResultChars: 1500, Seed: 5}); err != nil {
-		return nil, err
-	}
-	f.Close()
-	// Several model responses to a step, and requests refused inside a
-	// step: the narration names only the blocks each frame has seen.
-	grouped := filepath.Join(dir, "grouped.jsonl")
-	if f, err = os.Create(grouped); err != nil {
-		return nil, err
-	}
-	if _, err := synth.Write(f, synth.Options{Turns: 6, Rounds: 6, CompactEvery: 3, ResultChars: 1500, Seed: 7}); err != nil {
-		return nil, err
-	}
-	f.Close()
-	lessons := dir + "/lessons"
-	for _, in := range []struct {
-		path   string
-		window int
-		steps  int
-	}{
-		{"../transcript/testdata/cc_compaction.jsonl", 0, 0},
-		{"../transcript/testdata/oa_tools.json", 0, 0},
-		{synthetic, 6000, 0},
-		{grouped, 6000, 12},
-	} {
-		s, err := transcript.Read(in.path, transcript.Options{Redact: true, Home: "/home/alice"})
-		if err != nil {
-			return nil, err
-		}
-		if _, err := importer.Write(context.Background(), s, importer.Options{Dir: lessons, Window: in.window, MaxSteps: in.steps, Redacted: true,
-			Now: time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC), Tokens: base.Tokens}); err != nil {
-			return nil, err
-		}
-	}
-	extra, err := scenarios.Load(os.DirFS(lessons), "lessons", base.Tokens)
+	extra, err := testlessons.Imported()
 	if err != nil {
 		return nil, err
 	}
 	return New(Config{Lessons: append(append([]*scenarios.Lesson{}, base.Lessons...), extra...), Tokens: base.Tokens})
 })
 
-var importedIDs = []string{"session-cc-compaction", "session-oa-tools", "session-synthetic", "session-grouped"}
-
 // TestImportedLessons: an imported session is a lesson like any other.
 // Every state of every preset policy serves, in both languages, in the
-// presenter view and beside the default; the narration is true in every
-// state (thresholds 1 to 100 too); no catalog key shows.
+// presenter view and beside the default; no catalog key shows. (Their
+// narration is checked true in every state in package page.)
 func TestImportedLessons(t *testing.T) {
 	s, err := importedServer()
 	if err != nil {
 		t.Fatal(err)
 	}
 	h := s.Handler()
-	for _, id := range importedIDs {
+	for _, id := range testlessons.ImportedIDs {
 		l, ok := s.lib().byID[id]
 		if !ok {
 			t.Fatalf("the server has no lesson %s", id)
@@ -105,7 +50,7 @@ func TestImportedLessons(t *testing.T) {
 			kinds := map[sim.FrameKind]bool{}
 			mechanical := false
 			for _, p := range l.PresetPolicies() {
-				r, err := s.run(l, p)
+				r, err := s.runs.Run(l, p)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -113,20 +58,20 @@ func TestImportedLessons(t *testing.T) {
 					kinds[f.Kind] = true
 					mechanical = mechanical || (f.Pending != nil && f.Pending.Summary != nil && f.Pending.Summary.Mechanical)
 					for _, lang := range languages() {
-						st := State{Lang: lang, Lesson: l.ID, Policy: p, Step: i + 1}
-						body := getOK(t, h, LessonURL(st))
-						if k := missingKey(body); k != "" {
-							t.Fatalf("GET %s shows the catalog key %q", LessonURL(st), k)
+						st := page.State{Lang: lang, Lesson: l.ID, Policy: p, Step: i + 1}
+						body := getOK(t, h, page.LessonURL(st))
+						if k := testlessons.MissingKey(body); k != "" {
+							t.Fatalf("GET %s shows the catalog key %q", page.LessonURL(st), k)
 						}
 						pages++
 						if p == def {
-							st.View = ViewPresent
-							getOK(t, h, LessonURL(st))
+							st.View = page.ViewPresent
+							getOK(t, h, page.LessonURL(st))
 						}
 					}
 				}
 				if p != def {
-					getOK(t, h, LessonURL(State{Lang: "en", Lesson: l.ID, Policy: def, Compare: &p, Step: 1}))
+					getOK(t, h, page.LessonURL(page.State{Lang: "en", Lesson: l.ID, Policy: def, Compare: &p, Step: 1}))
 				}
 			}
 			getOK(t, h, "/en/"+l.ID+"/"+def.String()+"/handout")
@@ -134,7 +79,6 @@ func TestImportedLessons(t *testing.T) {
 			if id == "session-synthetic" && (!mechanical || !kinds[sim.FramePass] || !kinds[sim.FrameOverflow] || !kinds[sim.FrameSummary]) {
 				t.Errorf("the synthetic session's presets show %v, mechanical excerpt %v; want a compaction to an excerpt, a compressor pass and an overflow", kinds, mechanical)
 			}
-			checkLessonTruth(t, s, l)
 		})
 	}
 }
@@ -164,7 +108,7 @@ func TestImportedPage(t *testing.T) {
 		t.Fatalf("default policy %s; want compaction as recorded, the compressor off, the 200k window", p)
 	}
 	page := func(step int) string {
-		return getOK(t, h, LessonURL(State{Lang: "en", Lesson: l.ID, Policy: p, Step: step}))
+		return getOK(t, h, page.LessonURL(page.State{Lang: "en", Lesson: l.ID, Policy: p, Step: step}))
 	}
 	first := page(1)
 	for _, want := range []string{"claude-opus-4-1", "2025-06-02 09:00 – 2025-06-02 09:06 UTC", "cc_compaction.jsonl", "ctxsim import",
@@ -201,32 +145,6 @@ func TestImportedPage(t *testing.T) {
 	}
 }
 
-// missingKey is a catalog key the page shows as text (its message is
-// missing), or "". A page's text rarely holds a key's prefix, so the
-// pattern runs only when one does.
-func missingKey(page string) string {
-	var b strings.Builder
-	in := false
-	for _, r := range page {
-		switch {
-		case r == '<':
-			in = true
-		case r == '>':
-			in = false
-			b.WriteByte(' ')
-		case !in:
-			b.WriteRune(r)
-		}
-	}
-	text := html.UnescapeString(b.String())
-	for _, p := range []string{"ui.", "panel.", "event.", "badge.", "kind.", "role.", "param.", "value.", "origin.", "cache.", "diff.", "legend.", "line.", "rules.", "counters.", "pass.", "cost.", "block.", "help.", "js."} {
-		if strings.Contains(text, p) {
-			return catalogKey.FindString(text)
-		}
-	}
-	return ""
-}
-
 // TestLongSession: a lesson whose default run is long is prepared under
 // its default policy only; every other preset still serves, replayed on
 // demand, and the box keeps the largest room below it.
@@ -246,7 +164,7 @@ func TestLongSession(t *testing.T) {
 	if _, ok := s.lib().presets[runKey{l.ID, l.DefaultPolicy()}]; !ok {
 		t.Errorf("the default run is not kept")
 	}
-	if got, want := s.lib().reserve[l.ID], 30*boxHeight/100.0; got != want {
+	if got, want := s.lib().reserve[l.ID], 30*page.BoxHeight/100.0; got != want {
 		t.Errorf("reserve %v; want the largest class %v", got, want)
 	}
 	h := s.Handler()
@@ -256,7 +174,7 @@ func TestLongSession(t *testing.T) {
 			t.Fatal(err)
 		}
 		n := len(r.Frames)
-		page := getOK(t, h, LessonURL(State{Lang: "en", Lesson: l.ID, Policy: p, Step: n}))
+		page := getOK(t, h, page.LessonURL(page.State{Lang: "en", Lesson: l.ID, Policy: p, Step: n}))
 		if want := fmt.Sprintf("Step %d of %d", n, n); !strings.Contains(page, want) {
 			t.Errorf("%s: the last page does not say %q", p, want)
 		}

@@ -4,7 +4,6 @@ import (
 	"crypto/tls"
 	"net/http"
 	"net/http/httptest"
-	"strconv"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -56,31 +55,6 @@ func TestLangCookieSecure(t *testing.T) {
 			if ck.Secure != tc.secure || !ck.HttpOnly || ck.SameSite != http.SameSiteLaxMode {
 				t.Errorf("%s GET %s: cookie %q; want Secure %v, HttpOnly, SameSite=Lax", tc.name, path, resp.Header.Get("Set-Cookie"), tc.secure)
 			}
-		}
-	}
-}
-
-// TestQuoteUTF8: a user's value cut to 80 bytes for a message never splits
-// a character, whatever bytes it holds.
-func TestQuoteUTF8(t *testing.T) {
-	for _, in := range []string{
-		strings.Repeat("a", 79) + "日本", // a 3-byte character across byte 80
-		strings.Repeat("a", 78) + "😀x", // a 4-byte one
-		strings.Repeat("日", 40),
-		strings.Repeat("\x80", 100),          // continuation bytes only
-		strings.Repeat("a", 79) + "\xe6\x97", // a character cut short in the input
-		"short 日本",
-	} {
-		q := quote(in)
-		u, err := strconv.Unquote(q)
-		if err != nil {
-			t.Fatalf("quote(%q) = %s, not a Go string: %v", in, q, err)
-		}
-		if !utf8.ValidString(q) {
-			t.Errorf("quote(%q) = %q is not valid UTF-8", in, q)
-		}
-		if body := strings.TrimSuffix(u, "…"); len(body) > 80 || !strings.HasPrefix(in, body) {
-			t.Errorf("quote(%q) shows %q; want a prefix of at most 80 bytes", in, u)
 		}
 	}
 }

@@ -1,12 +1,18 @@
 package web
 
 import (
+	"errors"
 	"fmt"
 	"maps"
+	"runtime"
 	"slices"
+	"strconv"
+	"sync"
 
 	"ctxsim/scenarios"
 	"ctxsim/sim"
+	"ctxsim/web/httperr"
+	"ctxsim/web/page"
 )
 
 // library is the lessons a server serves and what preparing them made. It
@@ -123,7 +129,7 @@ func (s *Server) Drop(id string) {
 // from the one before (the index lists the lessons).
 func (s *Server) publish(lib *library) {
 	s.library.Store(lib)
-	s.caches.pages.reset()
+	s.caches.pages.Reset()
 }
 
 // lesson returns the lesson id names; a 503 while it is being prepared, a
@@ -136,7 +142,7 @@ func (s *Server) lesson(id string) (*scenarios.Lesson, error) {
 	if err := s.preparing(lib, id); err != nil {
 		return nil, err
 	}
-	return nil, notFound("lesson " + quote(id))
+	return nil, httperr.NoSuch("lesson " + httperr.Quote(id))
 }
 
 // preparing is the 503 of a lesson still being prepared, or nil.
@@ -144,11 +150,127 @@ func (s *Server) preparing(lib *library, id string) error {
 	if !slices.Contains(lib.pending, id) {
 		return nil
 	}
-	args := map[string]string{"id": id, "s": itoa(preparingRetry)}
-	return &Error{Code: Unavailable, RetryAfter: preparingRetry, Reload: true, Key: "ui.error.preparing", Args: args,
-		Msg: "lesson " + quote(id) + " is being prepared (an imported session is prepared after the server starts); ask again in " +
-			itoa(preparingRetry) + " seconds"}
+	args := map[string]string{"id": id, "s": strconv.Itoa(preparingRetry)}
+	return &httperr.Error{Code: httperr.Unavailable, RetryAfter: preparingRetry, Reload: true, Key: "ui.error.preparing", Args: args,
+		Msg: "lesson " + httperr.Quote(id) + " is being prepared (an imported session is prepared after the server starts); ask again in " +
+			strconv.Itoa(preparingRetry) + " seconds"}
 }
 
 // preparingRetry is the Retry-After, in seconds, of a lesson being prepared.
 const preparingRetry = 3
+
+// runKey names a preset run kept in the library.
+type runKey struct {
+	lesson string
+	policy sim.Policy
+}
+
+// prepared is what preparing a lesson made: its preset runs, default
+// first, and the room below its box.
+type prepared struct {
+	l       *scenarios.Lesson
+	runs    []keptRun
+	reserve float64
+}
+
+type keptRun struct {
+	p sim.Policy
+	r *sim.Replay
+}
+
+// prepare runs every preset policy of l, checks that every frame's
+// narration renders in every language, and measures the room below the
+// window box that its largest overflow needs. A long session (its default
+// run alone holds more than longRun blocks) is prepared under its default
+// policy only: its other policies replay on demand through the bounded
+// replay cache, and its box keeps the largest room class below it. The
+// runs count against the run budget of the lesson's limits.
+func (s *Server) prepare(l *scenarios.Lesson) (*prepared, error) {
+	if c, ok := s.tok.(interface{ CountAll([]string) }); ok {
+		c.CountAll(l.Texts()) // on every CPU; the runs then look counts up
+	}
+	dp := l.DefaultPolicy()
+	def, err := sim.Run(l.Lesson, dp, s.tok)
+	if err != nil {
+		return nil, fmt.Errorf("run lesson %s: %w", l.ID, err)
+	}
+	budget := l.RunBudget()
+	if err := budget.Spend(def); err != nil {
+		return nil, err
+	}
+	reserve, err := s.pages.Check(l, dp, def)
+	if err != nil {
+		return nil, fmt.Errorf("run lesson %s: %w", l.ID, err)
+	}
+	out := &prepared{l: l, runs: []keptRun{{dp, def}}}
+	if frameBlocks(def) > s.longRun {
+		out.reserve = page.ReserveFor(max(reserve, page.BoxHeight))
+		s.log.Info("a long session: policies other than the default replay on demand", "lesson", l.ID, "presets", len(l.PresetPolicies()))
+		return out, nil
+	}
+	others := slices.DeleteFunc(l.PresetPolicies(), func(p sim.Policy) bool { return p == dp })
+	var mu sync.Mutex
+	err = sim.RunEach(l.Lesson, others, s.tok, func(_ int, p sim.Policy, r *sim.Replay) error {
+		if err := budget.Spend(r); err != nil {
+			return err
+		}
+		res, err := s.pages.Check(l, p, r)
+		if err != nil {
+			return err
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		reserve = max(reserve, res)
+		out.runs = append(out.runs, keptRun{p, r})
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("run lesson %s: %w", l.ID, err)
+	}
+	out.reserve = page.ReserveFor(reserve)
+	return out, nil
+}
+
+// prepareAll prepares ls, two lessons at a time per CPU (a lesson's own
+// runs are parallel only past its default run), in their order.
+func (s *Server) prepareAll(ls []*scenarios.Lesson) ([]*prepared, error) {
+	out := make([]*prepared, len(ls))
+	errs := make([]error, len(ls))
+	sem := make(chan struct{}, 2*runtime.GOMAXPROCS(0))
+	var wg sync.WaitGroup
+	for i, l := range ls {
+		wg.Go(func() {
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			out[i], errs[i] = s.prepare(l)
+		})
+	}
+	wg.Wait()
+	return out, errors.Join(errs...)
+}
+
+// keep keeps a preset run for the pages while the kept runs fit
+// presetBlocks. The caller holds the lock, if several may call at once.
+func (lib *library) keep(l *scenarios.Lesson, p sim.Policy, r *sim.Replay) {
+	if n := frameBlocks(r); lib.presetKept+n <= presetBlocks {
+		lib.presetKept += n
+		lib.presets[runKey{l.ID, p}], lib.presetRuns[r] = r, true
+	}
+}
+
+// defaultLongRun is Config.LongRun when 0.
+const defaultLongRun = 100_000
+
+// presetBlocks bounds the blocks (over all frames) of the preset runs kept
+// from start-up: about 150 MB; the shipped lessons hold about 60,000.
+const presetBlocks = 500_000
+
+// frameBlocks is how many blocks the frames of r hold: what a replay costs
+// in memory.
+func frameBlocks(r *sim.Replay) int {
+	n := 0
+	for _, f := range r.Frames {
+		n += len(f.Blocks)
+	}
+	return n
+}

@@ -3,12 +3,11 @@ package web
 import (
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"strings"
 	"sync"
 	"testing"
 
-	"ctxsim/scenarios"
+	"ctxsim/web/internal/testlessons"
 )
 
 // TestPreparedAfterStart: a lesson the server prepares after it listens
@@ -18,11 +17,7 @@ import (
 // failed answers 404. An id the server has cannot be pending or added.
 func TestPreparedAfterStart(t *testing.T) {
 	s := newServerWith(t, Config{})
-	base, err := builtins()
-	if err != nil {
-		t.Fatal(err)
-	}
-	l, err := scenarios.LoadDir(os.DirFS("../scenarios/testdata"), "recorded-shape", "testdata", nil, base.Tokens)
+	l, err := testlessons.Testdata("recorded-shape")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,7 +9,7 @@ import (
 	"github.com/a-h/templ"
 	"github.com/labstack/echo/v4"
 
-	"ctxsim/sim"
+	"ctxsim/web/internal/lru"
 )
 
 // Every page of a lesson state is a pure function of its canonical path
@@ -32,21 +32,6 @@ const (
 	defaultReplayCacheRuns = 256      // replays of typed policies; a typed-threshold page needs ~7
 )
 
-// outline is the frames of a run with only their step, kind and trace
-// step.
-type outline struct{ frames []sim.Frame }
-
-// outlineRuns bounds the outlines of runs kept (a few KB each).
-const outlineRuns = 4096
-
-// runBlocks is how many blocks (over all frames) count as one run in the
-// replay cache: a shipped lesson's replay holds fewer, a long imported
-// session's many times more.
-const runBlocks = 2000
-
-// replayCost is what r weighs in the replay cache, in runs.
-func replayCost(r *sim.Replay) int64 { return int64(max(1, frameBlocks(r)/runBlocks)) }
-
 // Compression levels of kept pages. Each page is compressed once per
 // coding while its first visitor waits, so the levels are the fast end of
 // the good ratios: gzip 6 is what the gzip middleware used before; brotli 5
@@ -57,29 +42,22 @@ const (
 	pageBrQuality = 5
 )
 
-// caches are the Server's memory of work already done: rendered pages and
-// replays of non-preset policies. Both are bounded LRUs.
+// caches are the Server's memory of pages already rendered, a bounded LRU
+// (the replays of non-preset policies are kept by runs).
 type caches struct {
-	pages   *lru[*body]
-	replays *lru[*sim.Replay]
-	// outlines are the frames of runs without their contents, by policy.
-	outlines *lru[*outline]
-	zip      *compressor // encodings of kept pages
-	bufs     sync.Pool   // *bytes.Buffer to render into
+	pages *lru.Cache[*body]
+	zip   *compressor // encodings of kept pages
+	bufs  sync.Pool   // *bytes.Buffer to render into
 }
 
-// newCaches sizes the caches from cfg: 0 means the default, a negative
-// bound keeps nothing (every request renders and replays, for benchmarks).
+// newCaches sizes the page cache from cfg: 0 means the default, a negative
+// bound keeps nothing (every request renders, for benchmarks).
 func newCaches(cfg Config) *caches {
-	pages, runs := cfg.PageCacheBytes, int64(cfg.ReplayCacheRuns)
+	pages := cfg.PageCacheBytes
 	if pages == 0 {
 		pages = defaultPageCacheBytes
 	}
-	if runs == 0 {
-		runs = defaultReplayCacheRuns
-	}
-	return &caches{pages: newLRU[*body](pages), replays: newLRU[*sim.Replay](runs), outlines: newLRU[*outline](outlineRuns),
-		zip: newCompressor(pageGzipLevel, pageBrQuality)}
+	return &caches{pages: lru.New[*body](pages), zip: newCompressor(pageGzipLevel, pageBrQuality)}
 }
 
 // cachedPage returns the page kept for the request's path, if any. Only a
@@ -90,7 +68,7 @@ func (s *Server) cachedPage(c echo.Context) (*body, bool) {
 	if u.RawQuery != "" {
 		return nil, false
 	}
-	return s.caches.pages.get(u.Path)
+	return s.caches.pages.Get(u.Path)
 }
 
 // servePage answers with the page kept under key, its canonical path,
@@ -98,7 +76,7 @@ func (s *Server) cachedPage(c echo.Context) (*body, bool) {
 // visitors of one page wait for a single render.
 func (s *Server) servePage(c echo.Context, key, vary string, build func() (templ.Component, error)) error {
 	ctx := context.WithoutCancel(c.Request().Context()) // the render is shared: one visitor leaving must not fail it for the others
-	b, err := s.caches.pages.getOrMake(key, func() (*body, int64, error) {
+	b, err := s.caches.pages.GetOrMake(key, func() (*body, int64, error) {
 		comp, err := build()
 		if err != nil {
 			return nil, 0, err
@@ -108,7 +86,7 @@ func (s *Server) servePage(c echo.Context, key, vary string, build func() (templ
 			return nil, 0, fmt.Errorf("render %s: %w", key, err)
 		}
 		b := newBody(raw, echo.MIMETextHTMLCharsetUTF8, s.caches.zip)
-		b.grew = func(n int64) { s.caches.pages.grow(key, b, n) }
+		b.grew = func(n int64) { s.caches.pages.Grow(key, b, n) }
 		return b, int64(len(key) + len(raw)), nil
 	})
 	if err != nil {

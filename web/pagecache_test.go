@@ -4,9 +4,12 @@ import (
 	"bytes"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
+
+	"ctxsim/web/internal/lru"
 )
 
 // uncachedServer keeps no page and no replay: every request renders its
@@ -94,7 +97,7 @@ func TestKeptPageEqualsFreshRender(t *testing.T) {
 		if first.Code != 200 {
 			t.Fatalf("GET %s = %d", path, first.Code)
 		}
-		if _, ok := s.caches.pages.get(path); !ok {
+		if _, ok := s.caches.pages.Get(path); !ok {
 			t.Errorf("GET %s: page not kept under its path", path)
 		}
 		hit, want := get(t, s, path, "Accept-Encoding", "br"), get(t, fresh, path)
@@ -120,7 +123,7 @@ func TestNonCanonicalPathSharesThePage(t *testing.T) {
 	if a.Code != 200 || b.Code != 200 || !bytes.Equal(a.Body.Bytes(), b.Body.Bytes()) {
 		t.Fatalf("GET %s = %d, GET %s = %d; want the same page", canon, a.Code, other, b.Code)
 	}
-	if _, ok := s.caches.pages.get(other); ok {
+	if _, ok := s.caches.pages.Get(other); ok {
 		t.Errorf("page kept under the non-canonical path %s", other)
 	}
 }
@@ -150,7 +153,7 @@ func TestErrorsAndRedirectsAreNotKept(t *testing.T) {
 			}
 		}
 	}
-	if n, used := s.caches.pages.stats(); n != 0 || used != 0 {
+	if n, used := s.caches.pages.Stats(); n != 0 || used != 0 {
 		t.Errorf("after errors and redirects: %d pages kept (%d bytes); want none", n, used)
 	}
 }
@@ -163,17 +166,17 @@ func TestPageCacheBound(t *testing.T) {
 	s := newServerWith(t, Config{PageCacheBytes: limit})
 	var paths []string
 	for step := 1; step <= 6; step++ {
-		paths = append(paths, defaultState+"/"+itoa(step))
+		paths = append(paths, defaultState+"/"+strconv.Itoa(step))
 	}
 	for _, p := range paths {
 		rec := get(t, s, p, "Accept-Encoding", "gzip")
 		if rec.Code != 200 {
 			t.Fatalf("GET %s = %d", p, rec.Code)
 		}
-		if _, used := s.caches.pages.stats(); used > limit {
+		if _, used := s.caches.pages.Stats(); used > limit {
 			t.Fatalf("after GET %s: %d bytes kept; want at most %d", p, used, limit)
 		}
-		b, ok := s.caches.pages.get(p)
+		b, ok := s.caches.pages.Get(p)
 		if !ok {
 			t.Fatalf("GET %s: the page just served is not kept", p)
 		}
@@ -181,14 +184,14 @@ func TestPageCacheBound(t *testing.T) {
 			t.Errorf("GET %s: cost %d; want path + page + gzip = %d", p, got, want)
 		}
 	}
-	n, _ := s.caches.pages.stats()
+	n, _ := s.caches.pages.Stats()
 	if n >= len(paths) || n == 0 {
 		t.Errorf("%d of %d pages kept under a %d-byte bound; want some evicted", n, len(paths), limit)
 	}
-	if _, ok := s.caches.pages.get(paths[len(paths)-1]); !ok {
+	if _, ok := s.caches.pages.Get(paths[len(paths)-1]); !ok {
 		t.Error("the page just served was evicted")
 	}
-	if _, ok := s.caches.pages.get(paths[0]); ok {
+	if _, ok := s.caches.pages.Get(paths[0]); ok {
 		t.Error("the least recently used page is still kept")
 	}
 	if rec := get(t, s, paths[0]); rec.Code != 200 {
@@ -197,11 +200,9 @@ func TestPageCacheBound(t *testing.T) {
 }
 
 // costOf is the cost an lru counts for key.
-func costOf[V comparable](c *lru[V], key string) int64 {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if el, ok := c.byKey[key]; ok {
-		return el.Value.(*lruEntry[V]).cost
+func costOf[V comparable](c *lru.Cache[V], key string) int64 {
+	if n, ok := c.Cost(key); ok {
+		return n
 	}
 	return -1
 }
@@ -213,17 +214,17 @@ func TestReplaysAreShared(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a, err := s.run(l, typed)
+	a, err := s.runs.Run(l, typed)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if b, _ := s.run(l, typed); a != b {
+	if b, _ := s.runs.Run(l, typed); a != b {
 		t.Error("a typed policy replayed twice; want the kept replay")
 	}
-	if s.caches.replays.limit != defaultReplayCacheRuns {
-		t.Errorf("replay bound = %d; want %d", s.caches.replays.limit, defaultReplayCacheRuns)
+	if s.runs.replays.Limit() != defaultReplayCacheRuns {
+		t.Errorf("replay bound = %d; want %d", s.runs.replays.Limit(), defaultReplayCacheRuns)
 	}
-	if r, _ := s.run(l, l.DefaultPolicy()); r != s.lib().presets[runKey{l.ID, l.DefaultPolicy()}] {
+	if r, _ := s.runs.Run(l, l.DefaultPolicy()); r != s.lib().presets[runKey{l.ID, l.DefaultPolicy()}] {
 		t.Error("a preset policy did not come from the start-up runs")
 	}
 }

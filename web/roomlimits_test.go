@@ -12,7 +12,8 @@ import (
 	"testing"
 	"time"
 
-	"ctxsim/roomstore"
+	"ctxsim/web/rooms"
+	"ctxsim/web/rooms/store"
 )
 
 // roomRequestFrom makes one request to h as if from peer (host:port), with
@@ -102,7 +103,7 @@ func TestRoomCreateRateLimit(t *testing.T) {
 		{"trusted proxy, same client", "10.0.0.0/8", "10.0.0.1:1", "198.51.100.1", "10.0.0.2:2", "198.51.100.1", true},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			cfg := Config{RoomLimits: RoomLimits{CreateBurst: 3, CreateEvery: time.Hour}}
+			cfg := Config{RoomLimits: rooms.Limits{CreateBurst: 3, CreateEvery: time.Hour}}
 			if tt.trusted != "" {
 				cfg.TrustedProxies = []netip.Prefix{netip.MustParsePrefix(tt.trusted)}
 			}
@@ -162,7 +163,7 @@ func getStatus(t *testing.T, ctx context.Context, url, peer string) *http.Respon
 // up in one log line, not one line each.
 func TestRoomStreamLimits(t *testing.T) {
 	var logs bytes.Buffer
-	s := newServerWith(t, Config{RoomLimits: RoomLimits{Streams: 3, ClientStreams: 2}, Log: slog.New(slog.NewTextHandler(&logs, nil))})
+	s := newServerWith(t, Config{RoomLimits: rooms.Limits{Streams: 3, ClientStreams: 2}, Log: slog.New(slog.NewTextHandler(&logs, nil))})
 	ts := startRoomHTTP(t, peerHandler(s.Handler()))
 	room := openTestRoom(t, s.Handler(), defaultState+"/1")
 	url := ts.URL + "/rooms/" + room.Code + "/events"
@@ -204,13 +205,13 @@ func TestRoomStreamLimits(t *testing.T) {
 	if strings.Contains(logs.String(), "level=ERROR") || strings.Count(logs.String(), "\n") > 0 {
 		t.Errorf("refusals logged one by one: %s", logs.String())
 	}
-	s.rooms.refused.report(s.log)
+	s.rooms.Report()
 	line := logs.String()
 	if strings.Count(line, "\n") != 1 || !strings.Contains(line, "client_streams=1") || !strings.Contains(line, "streams=") {
 		t.Errorf("summary = %q; want one line with client_streams=1 and streams=N", line)
 	}
 	logs.Reset()
-	s.rooms.refused.report(s.log)
+	s.rooms.Report()
 	if logs.Len() != 0 {
 		t.Errorf("a second summary with nothing refused since: %q", logs.String())
 	}
@@ -221,7 +222,7 @@ func TestRoomStreamLimits(t *testing.T) {
 func TestRoomTableFull(t *testing.T) {
 	now := time.Date(2026, 11, 1, 9, 0, 0, 0, time.UTC)
 	clock := func() time.Time { return now }
-	m := roomstore.NewMemory(clock, roomstore.Limits{TTL: 2 * time.Hour, FullTTL: 10 * time.Minute, Rooms: 2})
+	m := store.NewMemory(clock, store.Limits{TTL: 2 * time.Hour, FullTTL: 10 * time.Minute, Rooms: 2})
 	var logs bytes.Buffer
 	s := newServerWith(t, Config{Rooms: m, Log: slog.New(slog.NewTextHandler(&logs, nil))})
 	h := s.Handler()
@@ -236,7 +237,7 @@ func TestRoomTableFull(t *testing.T) {
 	if logs.Len() != 0 {
 		t.Errorf("refusals were logged one by one: %s", logs.String())
 	}
-	s.rooms.refused.report(s.log)
+	s.rooms.Report()
 	if !strings.Contains(logs.String(), "rooms_full=5") {
 		t.Errorf("summary %q; want rooms_full=5", logs.String())
 	}
@@ -290,27 +291,5 @@ func TestParseTrustedProxies(t *testing.T) {
 		if _, err := ParseTrustedProxies(bad); err == nil {
 			t.Errorf("ParseTrustedProxies(%q) accepted", bad)
 		}
-	}
-}
-
-// A limiter table full of clients still serves a new one: the least
-// recently seen client is forgotten.
-func TestRateLimiterTableFull(t *testing.T) {
-	now := time.Date(2026, 11, 1, 9, 0, 0, 0, time.UTC)
-	l := newRateLimiter(2, time.Hour, func() time.Time { return now })
-	l.max = 3
-	for _, c := range []string{"a", "b", "c"} {
-		l.allow(c)
-		now = now.Add(time.Second)
-	}
-	if ok, _ := l.allow("d"); !ok {
-		t.Fatalf("a new client with the table full was refused")
-	}
-	if _, seen := l.m["a"]; seen || len(l.m) != 3 {
-		t.Errorf("table %v; want a (least recent) forgotten and 3 clients", l.m)
-	}
-	l.allow("b")
-	if ok, wait := l.allow("b"); ok || wait <= 0 {
-		t.Errorf("b's third room within the hour = %v, %v; want refused with a wait", ok, wait)
 	}
 }

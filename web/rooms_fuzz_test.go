@@ -9,7 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"ctxsim/roomstore"
+	"ctxsim/web/rooms"
+	"ctxsim/web/rooms/store"
 )
 
 // FuzzRoomAPI sends the room API any method, path, body and Origin:
@@ -20,10 +21,10 @@ import (
 //
 //	go test ./web -run '^$' -fuzz FuzzRoomAPI -fuzztime 60s
 func FuzzRoomAPI(f *testing.F) {
-	store := roomstore.NewMemory(nil, roomstore.Limits{TTL: time.Hour, FullTTL: time.Minute, Rooms: 1 << 30})
-	s := newServerWith(f, Config{Rooms: store, RoomLimits: RoomLimits{CreateBurst: 1 << 30, ClientStreams: 1 << 30, Streams: 1 << 30}})
+	mem := store.NewMemory(nil, store.Limits{TTL: time.Hour, FullTTL: time.Minute, Rooms: 1 << 30})
+	s := newServerWith(f, Config{Rooms: mem, RoomLimits: rooms.Limits{CreateBurst: 1 << 30, ClientStreams: 1 << 30, Streams: 1 << 30}})
 	h := s.Handler()
-	code, key, err := store.Create(context.Background())
+	code, key, err := mem.Create(context.Background())
 	if err != nil {
 		f.Fatal(err)
 	}

@@ -7,14 +7,14 @@ import (
 	"testing"
 	"time"
 
-	"ctxsim/roomstore"
-	"ctxsim/roomstore/natsembed"
+	"ctxsim/web/rooms/store"
+	"ctxsim/web/rooms/store/natsembed"
 )
 
 // natsRooms opens a NATS room store at url for the test.
-func natsRooms(t *testing.T, url string) *roomstore.NATS {
+func natsRooms(t *testing.T, url string) *store.NATS {
 	t.Helper()
-	st, err := roomstore.OpenNATS(t.Context(), roomstore.NATSConfig{URL: url, Limits: roomstore.DefaultLimits()})
+	st, err := store.OpenNATS(t.Context(), store.NATSConfig{URL: url, Limits: store.DefaultLimits()})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -15,12 +15,12 @@ func (s *Server) routes(e *echo.Echo) {
 	get("/api/lessons", s.apiLessons)           // JSON [{id, title}]
 	get("/api/lessons/:id/frames", s.apiFrames) // JSON frames of a lesson under a policy (query)
 	r := s.rooms
-	e.POST("/rooms", r.create)                                     // presenter: open a room → {code, key, join_url, state, seq}; same-origin, rate limited
-	get("/rooms/:code", r.current)                                 // the room's current state: {code, state}
-	e.PUT("/rooms/:code", r.publish)                               // presenter: {key, state}; 404 once the room is gone
-	e.DELETE("/rooms/:code", r.close)                              // presenter: {key}; ends the room for everyone
-	e.GET("/rooms/:code/events", r.events)                         // audience: text/event-stream, one "state" event per publish
-	get("/join/:code", r.join)                                     // audience: redirect to the current state + #follow=CODE
+	e.POST("/rooms", r.Create)                                     // presenter: open a room → {code, key, join_url, state, seq}; same-origin, rate limited
+	get("/rooms/:code", r.Current)                                 // the room's current state: {code, state}
+	e.PUT("/rooms/:code", r.Publish)                               // presenter: {key, state}; 404 once the room is gone
+	e.DELETE("/rooms/:code", r.End)                                // presenter: {key}; ends the room for everyone
+	e.GET("/rooms/:code/events", r.Events)                         // audience: text/event-stream, one "state" event per publish
+	get("/join/:code", r.Join)                                     // audience: redirect to the current state + #follow=CODE
 	own("/:lang", s.langOrLesson)                                  // /en, /ja: index; /<lesson>: redirect to a language
 	own("/:lang/", s.langOrLesson)                                 // same, with a trailing slash
 	get("/:lang/:lesson", s.lessonStart)                           // redirect to the default state, step 1

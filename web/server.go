@@ -9,8 +9,6 @@ import (
 	"net"
 	"net/http"
 	"net/netip"
-	"runtime"
-	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -19,9 +17,11 @@ import (
 	"github.com/labstack/echo/v4/middleware"
 
 	"ctxsim/catalog"
-	"ctxsim/roomstore"
 	"ctxsim/scenarios"
 	"ctxsim/sim"
+	"ctxsim/web/page"
+	"ctxsim/web/rooms"
+	"ctxsim/web/rooms/store"
 )
 
 // Config is what a Server is built from.
@@ -30,10 +30,10 @@ type Config struct {
 	Tokens  sim.Tokenizer // counts texts; shared, safe for concurrent use
 	Log     *slog.Logger
 	Catalog *catalog.Catalog // the page's words; the built-in catalog when nil
-	Rooms   roomstore.Store  // where rooms live; in memory (DefaultLimits) when nil
+	Rooms   store.Store      // where rooms live; in memory (store.DefaultLimits) when nil
 	// RoomLimits bound clients' rooms and event streams; zero fields take
-	// DefaultRoomLimits.
-	RoomLimits RoomLimits
+	// rooms.DefaultLimits.
+	RoomLimits rooms.Limits
 	// TrustedProxies are the proxies whose X-Forwarded-For names the
 	// client (for per-client limits) and whose X-Forwarded-Host counts as
 	// this site (same-origin check). None by default: the peer address is
@@ -69,20 +69,13 @@ type Server struct {
 	longRun int // Config.LongRun
 	assets  assetSet
 	page500 map[string][]byte // the 500 page per language, rendered at start-up
-	rooms   *roomService
+	rooms   *rooms.Service
 	log     *slog.Logger
-	caches  *caches         // rendered pages and typed-policy replays (pagecache.go)
+	caches  *caches         // rendered pages (pagecache.go)
+	runs    *runs           // the lessons' runs: kept presets, cached replays (runs.go)
+	pages   *page.Builder   // builds every page from a lesson, a state and its runs
 	encoded map[string]bool // route paths whose handlers pick their own content coding
 	export  bool            // pages for a static copy (Config.Static)
-	// timelines keeps alignRuns of pairs of preset runs ([2]*sim.Replay →
-	// []pair).
-	timelines sync.Map
-	memo      *frameMemo // a static copy's windows and headlines; nil for a live server
-}
-
-type runKey struct {
-	lesson string
-	policy sim.Policy
 }
 
 // New builds a Server: it runs every preset policy of every lesson once,
@@ -102,6 +95,15 @@ func New(cfg Config) (*Server, error) {
 	}
 	s := &Server{tok: cfg.Tokens, log: cfg.Log, longRun: cmp.Or(cfg.LongRun, defaultLongRun), cat: cfg.Catalog,
 		caches: newCaches(cfg), encoded: map[string]bool{}, export: cfg.Static}
+	var err error
+	if s.assets, err = buildAssets(s.cat.Script()); err != nil {
+		return nil, err
+	}
+	if s.export {
+		s.assets.urls.Static, s.assets.urls.CSP, s.assets.urls.Room = true, MetaContentSecurityPolicy, ""
+	}
+	s.runs = newRuns(&s.library, s.tok, cfg)
+	s.pages = page.New(page.Config{Catalog: s.cat, Tokens: s.tok, Runs: s.runs, Assets: s.assets.urls, Log: s.log, Static: s.export})
 	lib := newLibrary()
 	for _, l := range cfg.Lessons {
 		if err := lib.claim(l.ID); err != nil {
@@ -116,213 +118,25 @@ func New(cfg Config) (*Server, error) {
 		lib.add(p)
 	}
 	s.library.Store(lib)
-	if s.assets, err = buildAssets(s.cat.Script()); err != nil {
-		return nil, err
-	}
 	go s.assets.precompress() // a request for an asset before it is done compresses it itself
-	if s.export {
-		s.memo = newFrameMemo()
-		s.assets.urls.Static, s.assets.urls.CSP, s.assets.urls.Room = true, MetaContentSecurityPolicy, ""
-	}
 	if err := s.prerender500(); err != nil {
 		return nil, fmt.Errorf("render the 500 page: %w", err)
 	}
-	store := cfg.Rooms
-	if store == nil {
-		store = roomstore.NewMemory(time.Now, roomstore.DefaultLimits())
+	rs := cfg.Rooms
+	if rs == nil {
+		rs = store.NewMemory(time.Now, store.DefaultLimits())
 	}
-	s.rooms = s.newRooms(store, cfg.RoomLimits, cfg.TrustedProxies)
-	s.echo = s.newEcho()
+	s.rooms = rooms.New(rooms.Config{Store: rs, Limits: cfg.RoomLimits, Trusted: cfg.TrustedProxies, CheckState: s.followState,
+		Example: s.exampleState(), Log: s.log})
+	s.echo = s.newEcho(cfg.TrustedProxies)
 	return s, nil
 }
 
-// prepared is what preparing a lesson made: its preset runs, default
-// first, and the room below its box.
-type prepared struct {
-	l       *scenarios.Lesson
-	runs    []keptRun
-	reserve float64
-}
-
-type keptRun struct {
-	p sim.Policy
-	r *sim.Replay
-}
-
-// prepare runs every preset policy of l, checks that every frame's
-// narration renders in every language, and measures the room below the
-// window box that its largest overflow needs. A long session (its default
-// run alone holds more than longRun blocks) is prepared under its default
-// policy only: its other policies replay on demand through the bounded
-// replay cache, and its box keeps the largest room class below it. The
-// runs count against the run budget of the lesson's limits.
-func (s *Server) prepare(l *scenarios.Lesson) (*prepared, error) {
-	if c, ok := s.tok.(interface{ CountAll([]string) }); ok {
-		c.CountAll(l.Texts()) // on every CPU; the runs then look counts up
-	}
-	dp := l.DefaultPolicy()
-	def, err := sim.Run(l.Lesson, dp, s.tok)
-	if err != nil {
-		return nil, fmt.Errorf("run lesson %s: %w", l.ID, err)
-	}
-	budget := l.RunBudget()
-	if err := budget.Spend(def); err != nil {
-		return nil, err
-	}
-	reserve, err := s.check(l, dp, def)
-	if err != nil {
-		return nil, fmt.Errorf("run lesson %s: %w", l.ID, err)
-	}
-	out := &prepared{l: l, runs: []keptRun{{dp, def}}}
-	if frameBlocks(def) > s.longRun {
-		out.reserve = reserveFor(max(reserve, boxHeight))
-		s.log.Info("a long session: policies other than the default replay on demand", "lesson", l.ID, "presets", len(l.PresetPolicies()))
-		return out, nil
-	}
-	others := slices.DeleteFunc(l.PresetPolicies(), func(p sim.Policy) bool { return p == dp })
-	var mu sync.Mutex
-	err = sim.RunEach(l.Lesson, others, s.tok, func(_ int, p sim.Policy, r *sim.Replay) error {
-		if err := budget.Spend(r); err != nil {
-			return err
-		}
-		res, err := s.check(l, p, r)
-		if err != nil {
-			return err
-		}
-		mu.Lock()
-		defer mu.Unlock()
-		reserve = max(reserve, res)
-		out.runs = append(out.runs, keptRun{p, r})
-		return nil
-	})
-	if err != nil {
-		return nil, fmt.Errorf("run lesson %s: %w", l.ID, err)
-	}
-	out.reserve = reserveFor(reserve)
-	return out, nil
-}
-
-// prepareAll prepares ls, two lessons at a time per CPU (a lesson's own
-// runs are parallel only past its default run), in their order.
-func (s *Server) prepareAll(ls []*scenarios.Lesson) ([]*prepared, error) {
-	out := make([]*prepared, len(ls))
-	errs := make([]error, len(ls))
-	sem := make(chan struct{}, 2*runtime.GOMAXPROCS(0))
-	var wg sync.WaitGroup
-	for i, l := range ls {
-		wg.Go(func() {
-			sem <- struct{}{}
-			defer func() { <-sem }()
-			out[i], errs[i] = s.prepare(l)
-		})
-	}
-	wg.Wait()
-	return out, errors.Join(errs...)
-}
-
-// check renders the narration of every frame of r in every language, and
-// returns the room below the box its largest overflow needs.
-func (s *Server) check(l *scenarios.Lesson, p sim.Policy, r *sim.Replay) (float64, error) {
-	res := 0.0
-	for i, f := range r.Frames {
-		s.warm(f)
-		res = max(res, reserveOf(l, f))
-		for _, lang := range languages() {
-			if err := s.checkNarration(l, p, r, i, lang); err != nil {
-				return 0, err
-			}
-		}
-	}
-	return res, nil
-}
-
-// keep keeps a preset run for the pages while the kept runs fit
-// presetBlocks. The caller holds the lock, if several may call at once.
-func (lib *library) keep(l *scenarios.Lesson, p sim.Policy, r *sim.Replay) {
-	if n := frameBlocks(r); lib.presetKept+n <= presetBlocks {
-		lib.presetKept += n
-		lib.presets[runKey{l.ID, p}], lib.presetRuns[r] = r, true
-	}
-}
-
-// defaultLongRun is Config.LongRun when 0.
-const defaultLongRun = 100_000
-
-// presetBlocks bounds the blocks (over all frames) of the preset runs kept
-// from start-up: about 150 MB; the shipped lessons hold about 60,000.
-const presetBlocks = 500_000
-
-// frameBlocks is how many blocks the frames of r hold: what a replay costs
-// in memory.
-func frameBlocks(r *sim.Replay) int {
-	n := 0
-	for _, f := range r.Frames {
-		n += len(f.Blocks)
-	}
-	return n
-}
-
-// warm counts every text once now, so pages never wait for the tokenizer.
-func (s *Server) warm(f sim.Frame) {
-	for _, b := range f.Blocks {
-		s.tok.Count(b.Content)
-	}
-	if f.Pending != nil {
-		s.tok.Count(f.Pending.Content)
-	}
-}
-
-// run returns l replayed under p: from the start-up runs for preset
-// policies, else from the replay cache, computed on a miss. A page of a
-// typed policy asks for its run several times and for one run per mode
-// link; replays are immutable, so they are shared.
-func (s *Server) run(l *scenarios.Lesson, p sim.Policy) (*sim.Replay, error) {
-	if r, ok := s.lib().presets[runKey{l.ID, p}]; ok {
-		return r, nil
-	}
-	return s.caches.replays.getOrMake(l.ID+"/"+p.String(), func() (*sim.Replay, int64, error) {
-		r, err := sim.Run(l.Lesson, p, s.tok)
-		if err != nil {
-			return nil, 0, fmt.Errorf("run lesson %s under %s: %w", l.ID, p, err)
-		}
-		return r, replayCost(r), nil
-	})
-}
-
-// outline returns the frames of l under p with only their step, kind and
-// trace step: what links that keep the point of the trace need. It is
-// kept apart from the run (a long session's run is large; its outline is
-// not), so a page's mode links do not hold or redo every option's run.
-func (s *Server) outline(l *scenarios.Lesson, p sim.Policy) ([]sim.Frame, error) {
-	if r, ok := s.lib().presets[runKey{l.ID, p}]; ok {
-		return r.Frames, nil
-	}
-	o, err := s.caches.outlines.getOrMake(l.ID+"/"+p.String(), func() (*outline, int64, error) {
-		r, ok := s.caches.replays.get(l.ID + "/" + p.String())
-		if !ok {
-			// Not kept: a link's target is replayed for its outline only.
-			var err error
-			if r, err = sim.Run(l.Lesson, p, s.tok); err != nil {
-				return nil, 0, fmt.Errorf("run lesson %s under %s: %w", l.ID, p, err)
-			}
-		}
-		o := &outline{frames: make([]sim.Frame, len(r.Frames))}
-		for i, f := range r.Frames {
-			o.frames[i] = sim.Frame{Step: f.Step, Kind: f.Kind, TraceStep: f.TraceStep}
-		}
-		return o, 1, nil
-	})
-	if err != nil {
-		return nil, err
-	}
-	return o.frames, nil
-}
-
-func (s *Server) newEcho() *echo.Echo {
+func (s *Server) newEcho(trusted []netip.Prefix) *echo.Echo {
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true
 	e.HTTPErrorHandler = s.handleError
-	e.IPExtractor = ipExtractor(s.rooms.trusted)
+	e.IPExtractor = ipExtractor(trusted)
 	// A typed or pasted URL with a trailing slash finds its page.
 	e.Pre(middleware.RemoveTrailingSlashWithConfig(middleware.TrailingSlashConfig{RedirectCode: http.StatusMovedPermanently}))
 	e.Use(middleware.Recover())
@@ -365,7 +179,7 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	}
 	rctx, stopReports := context.WithCancel(ctx)
 	defer stopReports()
-	go s.rooms.reportRefusals(rctx, roomReport, s.log)
+	go s.rooms.ReportRefusals(rctx)
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	select {

@@ -3,6 +3,9 @@ package web
 import (
 	"reflect"
 	"testing"
+
+	"ctxsim/web/httperr"
+	"ctxsim/web/page"
 )
 
 // FuzzParseStateURL: the one parser of lesson state paths (pages and the
@@ -16,7 +19,7 @@ func FuzzParseStateURL(f *testing.F) {
 	f.Fuzz(func(t *testing.T, path string) {
 		st, l, err := s.ParseStateURL(path)
 		if err != nil {
-			if e := classify(err); e.Code != Invalid && e.Code != NotFound {
+			if e := classify(err); e.Code != httperr.Invalid && e.Code != httperr.NotFound {
 				t.Fatalf("ParseStateURL(%q) = %v (code %d); want a 400 or a 404", path, err, e.Code)
 			}
 			return
@@ -24,9 +27,9 @@ func FuzzParseStateURL(f *testing.F) {
 		if l == nil || l.ID != st.Lesson {
 			t.Fatalf("ParseStateURL(%q) = lesson %v for state %+v", path, l, st)
 		}
-		again, _, err := s.ParseStateURL(LessonURL(st))
+		again, _, err := s.ParseStateURL(page.LessonURL(st))
 		if err != nil || !reflect.DeepEqual(again, st) {
-			t.Fatalf("ParseStateURL(%q) = %+v; its canonical URL %q parses to %+v, %v", path, st, LessonURL(st), again, err)
+			t.Fatalf("ParseStateURL(%q) = %+v; its canonical URL %q parses to %+v, %v", path, st, page.LessonURL(st), again, err)
 		}
 	})
 }

@@ -11,6 +11,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/chromedp/cdproto/animation"
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/chromedp/kb"
 )
 
@@ -177,6 +180,24 @@ func TestBrowserSecondWindow(t *testing.T) {
 			t.Errorf("step %d: boxes %.1f and %.1f px tall, second starts at %.1f before the first ends at %.1f", n, st.MainH, st.SecondH, st.SecondLeft, st.MainRt)
 		}
 		last = st
+	}
+	// Without reduced motion, a step animates the blocks of both windows:
+	// app.js finds them by data-block in each data-pane (animations are
+	// slowed down, so they are still running when counted).
+	cdpCall(b, "motion", emulation.SetEmulatedMedia, emulation.SetEmulatedMediaParams{
+		Features: []*emulation.MediaFeature{{Name: "prefers-reduced-motion", Value: "no-preference"}}})
+	cdpCall(b, "enable animations", animation.Enable, cdp.Empty{})
+	cdpCall(b, "slow animations", animation.SetPlaybackRate, animation.SetPlaybackRateParams{PlaybackRate: 0.01})
+	b.open("/en/subagent-isolation/isolation-on/3")
+	b.waitStep(3, total)
+	b.key(kb.ArrowRight)
+	b.waitStep(4, total)
+	running := func(pane string) int {
+		return mustEval[int](b, `document.getAnimations().filter(a => a.effect && a.effect.target instanceof Element &&
+			a.effect.target.matches('svg[data-pane="`+pane+`"] rect[data-block]')).length`)
+	}
+	if n := running("second"); n == 0 {
+		t.Errorf("step 4: no block of the sub-agent's window animates (the main window's: %d)", running("main"))
 	}
 	if ex := exceptions(); len(ex) > 0 {
 		t.Errorf("script exceptions: %v", ex)

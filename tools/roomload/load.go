@@ -20,7 +20,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"ctxsim/roomstore/natsembed"
+	"ctxsim/web/rooms/store/natsembed"
 )
 
 // load is one run: the servers, the room, and what every follower got.
@@ -512,15 +512,15 @@ func (l *load) report(stdout io.Writer, in reportInput) error {
 	if l.cfg.soak > 0 {
 		mode = fmt.Sprintf("soak %v, a step every %v (%d steps)", l.cfg.soak, l.cfg.interval, l.steps)
 	}
-	store := "memory"
+	storeName := "memory"
 	if in.nats != "" {
-		store = "NATS " + in.nats
+		storeName = "NATS " + in.nats
 		if l.cfg.natsEmbedded {
-			store += " (embedded)"
+			storeName += " (embedded)"
 		}
 	}
 	w("roomload: 1 room, %d followers over %d servers (rooms: %s) from %d client addresses, %s, loopback, %d CPUs, %s",
-		len(l.followers), len(l.servers), store, l.cfg.sources, mode, runtime.NumCPU(), runtime.Version())
+		len(l.followers), len(l.servers), storeName, l.cfg.sources, mode, runtime.NumCPU(), runtime.Version())
 	w("connected:        %d of %d followers had the first state after %v", in.connected, len(l.followers), in.connectTime.Round(time.Millisecond))
 	w("held at the end:  %d of %d followers had the last state (seq %d)", held, len(l.followers), in.final)
 	w("step → last follower:  p50 %v  p95 %v  max %v   (from the start of the PUT, over %d steps)", pct(steps, 50), pct(steps, 95), pct(steps, 100), len(steps))

@@ -51,10 +51,10 @@ import (
 	"syscall"
 	"time"
 
-	"ctxsim/roomstore"
 	"ctxsim/scenarios"
 	"ctxsim/tokens"
 	"ctxsim/web"
+	"ctxsim/web/rooms/store"
 )
 
 func main() {
@@ -216,7 +216,7 @@ func serveChild(ctx context.Context, natsURL string, stdin io.Reader, stdout io.
 	}
 	cfg := web.Config{Lessons: lessons, Tokens: tok}
 	if natsURL != "" {
-		st, err := roomstore.OpenNATS(ctx, roomstore.NATSConfig{URL: natsURL, Limits: roomstore.DefaultLimits()})
+		st, err := store.OpenNATS(ctx, store.NATSConfig{URL: natsURL, Limits: store.DefaultLimits()})
 		if err != nil {
 			return err
 		}

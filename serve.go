@@ -1,0 +1,191 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/url"
+	"os"
+	"runtime/debug"
+	"time"
+
+	"ctxsim/scenarios"
+	"ctxsim/sim"
+	"ctxsim/tokens"
+	"ctxsim/web"
+	"ctxsim/web/rooms"
+	"ctxsim/web/rooms/store"
+)
+
+// runServe is `ctxsim serve`: the lessons over HTTP until ctx is done.
+func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	addr := fs.String("addr", ":8080", "listen address, HOST:PORT")
+	dir := lessonsFlag(fs)
+	roomsURL := fs.String("rooms", "", "keep rooms in NATS JetStream at nats://HOST:PORT, shared by every server on it (default: in memory, ending with the process)")
+	proxies := fs.String("trusted-proxy", "", "CIDR[,CIDR]: proxies whose X-Forwarded-For names the client (default: none, the peer is the client)")
+	streams := fs.Int("max-streams", 0, "open room event streams per server (default 10000)")
+	clientStreams := fs.Int("max-client-streams", 0, "open room event streams per client address (default 500)")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	trusted, err := web.ParseTrustedProxies(*proxies)
+	if err != nil {
+		return fmt.Errorf("-trusted-proxy: %w", err)
+	}
+	if *streams < 0 || *clientStreams < 0 {
+		return errors.New("-max-streams, -max-client-streams: want a positive number")
+	}
+	log := slog.New(slog.NewTextHandler(stderr, nil))
+	roomStore, closeRooms, err := openRooms(ctx, *roomsURL, log)
+	if err != nil {
+		return err
+	}
+	defer closeRooms()
+	// Loading makes much short-lived garbage: collect less often meanwhile,
+	// and give the memory back before serving.
+	gc := debug.SetGCPercent(400)
+	cfg, later, err := loadLessons(*dir, log, true)
+	if err != nil {
+		return err
+	}
+	cfg.Rooms, cfg.TrustedProxies = roomStore, trusted
+	cfg.RoomLimits = rooms.Limits{Streams: *streams, ClientStreams: *clientStreams}
+	srv, err := web.New(cfg)
+	if err != nil {
+		return err
+	}
+	if err := srv.Pending(later...); err != nil {
+		return err
+	}
+	debug.SetGCPercent(gc)
+	debug.FreeOSMemory()
+	ln, err := net.Listen("tcp", *addr)
+	if err != nil {
+		return fmt.Errorf("listen: %w", err)
+	}
+	fmt.Fprintf(stdout, "ctxsim: serving lessons at http://%s/\n", displayAddr(ln.Addr()))
+	if len(later) > 0 {
+		go prepareLater(ctx, srv, *dir, later, cfg.Tokens, log)
+	}
+	return srv.Serve(ctx, ln)
+}
+
+// prepareLater loads and prepares the imported sessions of dir one by one
+// while the server serves the other lessons; one that fails is logged with
+// its file, line and field, and its pages answer 404.
+func prepareLater(ctx context.Context, srv *web.Server, dir string, ids []string, tok sim.Tokenizer, log *slog.Logger) {
+	for _, id := range ids {
+		if ctx.Err() != nil {
+			return
+		}
+		t0 := time.Now()
+		err := func() error {
+			root, err := os.OpenRoot(dir)
+			if err != nil {
+				return err
+			}
+			defer root.Close()
+			ls, err := scenarios.LoadDirs(root.FS(), []string{id}, dir, tok)
+			if err != nil {
+				return err
+			}
+			return srv.Add(ls[0])
+		}()
+		if err != nil {
+			srv.Drop(id)
+			log.Error("an imported session could not be loaded; its pages answer 404", "lesson", id, "err", err)
+			continue
+		}
+		debug.FreeOSMemory() // what loading it took is not kept
+		log.Info("an imported session is ready", "lesson", id, "took", time.Since(t0).Round(time.Millisecond))
+	}
+}
+
+// openRooms opens the NATS room store at u, or returns nil (rooms in
+// memory) when u is empty.
+func openRooms(ctx context.Context, u string, log *slog.Logger) (store.Store, func(), error) {
+	if u == "" {
+		return nil, func() {}, nil
+	}
+	p, err := url.Parse(u)
+	if err != nil || (p.Scheme != "nats" && p.Scheme != "tls") || p.Host == "" {
+		return nil, nil, fmt.Errorf("-rooms %q: want nats://HOST:PORT", u)
+	}
+	st, err := store.OpenNATS(ctx, store.NATSConfig{URL: u, Limits: store.DefaultLimits(), Log: log})
+	if err != nil {
+		return nil, nil, err
+	}
+	return st, st.Shutdown, nil
+}
+
+// newServer loads the built-in lessons and those of dir, if given; opts
+// set the rest of the server's configuration.
+func newServer(dir string, log *slog.Logger, opts ...func(*web.Config)) (*web.Server, error) {
+	cfg, _, err := loadLessons(dir, log, false)
+	if err != nil {
+		return nil, err
+	}
+	for _, o := range opts {
+		o(&cfg)
+	}
+	return web.New(cfg)
+}
+
+// loadLessons is the server's configuration with the built-in lessons and
+// those of dir, if given. With deferRecorded, the imported sessions of dir
+// are not loaded but listed (by directory, which is their id), for the
+// server to prepare after it listens.
+func loadLessons(dir string, log *slog.Logger, deferRecorded bool) (web.Config, []string, error) {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	tok, err := tokens.New()
+	if err != nil {
+		return web.Config{}, nil, err
+	}
+	lessons, err := scenarios.Load(scenarios.Builtin(), "scenarios", tok)
+	if err != nil {
+		return web.Config{}, nil, fmt.Errorf("built-in lessons: %w", err)
+	}
+	var later []string
+	if dir != "" {
+		root, err := os.OpenRoot(dir)
+		if err != nil {
+			return web.Config{}, nil, fmt.Errorf("lessons from %s: %w", dir, err)
+		}
+		defer root.Close()
+		// A link out of dir is not followed: the lessons are what dir holds.
+		fsys := root.FS()
+		authored, recorded, err := scenarios.Dirs(fsys)
+		if err != nil {
+			return web.Config{}, nil, fmt.Errorf("lessons from %s: %w", dir, err)
+		}
+		if len(authored)+len(recorded) == 0 {
+			return web.Config{}, nil, fmt.Errorf("lessons from %s: no */lesson.yaml found", dir)
+		}
+		now := authored
+		if later = recorded; !deferRecorded {
+			now, later = append(authored, recorded...), nil
+		}
+		extra, err := scenarios.LoadDirs(fsys, now, dir, tok)
+		if err != nil {
+			return web.Config{}, nil, fmt.Errorf("lessons from %s: %w", dir, err)
+		}
+		lessons = append(lessons, extra...)
+	}
+	return web.Config{Lessons: lessons, Tokens: tok, Log: log}, later, nil
+}
+
+func displayAddr(a net.Addr) string {
+	host, port, err := net.SplitHostPort(a.String())
+	if err != nil || host == "::" || host == "0.0.0.0" || host == "" {
+		return "localhost:" + port
+	}
+	return net.JoinHostPort(host, port)
+}

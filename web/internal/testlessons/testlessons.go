@@ -1,0 +1,151 @@
+// Package testlessons loads, once per test binary, the lessons the tests of
+// web and web/page serve and check: the built-in ones, a data-only lesson
+// that combines mechanisms, and imported sessions (real transcripts and
+// synthetic ones). Only tests import it.
+package testlessons
+
+import (
+	"context"
+	"html"
+	"os"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"strings"
+	"sync"
+	"time"
+
+	"ctxsim/importer"
+	"ctxsim/scenarios"
+	"ctxsim/sim"
+	"ctxsim/tokens"
+	"ctxsim/transcript"
+	"ctxsim/transcript/synth"
+)
+
+// root is the module's directory: the test data lives beside the packages
+// that read it, wherever the test runs.
+func root() string {
+	_, file, _, _ := runtime.Caller(0)
+	return filepath.Join(filepath.Dir(file), "..", "..", "..")
+}
+
+// Builtin is the tokenizer and the built-in lessons.
+var Builtin = sync.OnceValues(func() (Builtins, error) {
+	tok, err := tokens.New()
+	if err != nil {
+		return Builtins{}, err
+	}
+	lessons, err := scenarios.Load(scenarios.Builtin(), "scenarios", tok)
+	return Builtins{Tokens: tok, Lessons: lessons}, err
+})
+
+// Builtins are the built-in lessons and the tokenizer they were loaded
+// with.
+type Builtins struct {
+	Tokens  sim.Tokenizer
+	Lessons []*scenarios.Lesson
+}
+
+// Testdata loads the lesson dir of scenarios/testdata (such as
+// tiered-memory, which combines the tiered compressor with memory across
+// two sessions, written as data only).
+func Testdata(dir string) (*scenarios.Lesson, error) {
+	base, err := Builtin()
+	if err != nil {
+		return nil, err
+	}
+	return scenarios.LoadDir(os.DirFS(filepath.Join(root(), "scenarios", "testdata")), dir, "testdata", nil, base.Tokens)
+}
+
+// ImportedIDs are the ids of the Imported sessions.
+var ImportedIDs = []string{"session-cc-compaction", "session-oa-tools", "session-synthetic", "session-grouped"}
+
+// Imported are four imported sessions: a Claude Code file with a recorded
+// compaction and provider usage, an OpenAI chat file with a system prompt
+// and parallel calls, a synthetic Claude Code session long enough for
+// every policy to compact and the compressor to run in a small window,
+// and one with several model responses to a step and requests refused
+// inside a step.
+var Imported = sync.OnceValues(func() ([]*scenarios.Lesson, error) {
+	base, err := Builtin()
+	if err != nil {
+		return nil, err
+	}
+	dir, err := os.MkdirTemp("", "ctxsim-imported-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(dir)
+	synthetic := filepath.Join(dir, "synthetic.jsonl")
+	f, err := os.Create(synthetic)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := synth.Write(f, synth.Options{Turns: 9, CompactEvery: 6, ResultChars: 1500, Seed: 5}); err != nil {
+		return nil, err
+	}
+	f.Close()
+	// Several model responses to a step, and requests refused inside a
+	// step: the narration names only the blocks each frame has seen.
+	grouped := filepath.Join(dir, "grouped.jsonl")
+	if f, err = os.Create(grouped); err != nil {
+		return nil, err
+	}
+	if _, err := synth.Write(f, synth.Options{Turns: 6, Rounds: 6, CompactEvery: 3, ResultChars: 1500, Seed: 7}); err != nil {
+		return nil, err
+	}
+	f.Close()
+	lessons := dir + "/lessons"
+	testdata := filepath.Join(root(), "transcript", "testdata")
+	for _, in := range []struct {
+		path   string
+		window int
+		steps  int
+	}{
+		{filepath.Join(testdata, "cc_compaction.jsonl"), 0, 0},
+		{filepath.Join(testdata, "oa_tools.json"), 0, 0},
+		{synthetic, 6000, 0},
+		{grouped, 6000, 12},
+	} {
+		s, err := transcript.Read(in.path, transcript.Options{Redact: true, Home: "/home/alice"})
+		if err != nil {
+			return nil, err
+		}
+		if _, err := importer.Write(context.Background(), s, importer.Options{Dir: lessons, Window: in.window, MaxSteps: in.steps, Redacted: true,
+			Now: time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC), Tokens: base.Tokens}); err != nil {
+			return nil, err
+		}
+	}
+	return scenarios.Load(os.DirFS(lessons), "lessons", base.Tokens)
+})
+
+// catalogKey is what a missing catalog message reads like on a page: its
+// key (catalog.Messages.T returns the key when the message is missing).
+var catalogKey = regexp.MustCompile(`\b(ui|panel|event|badge|kind|role|param|value|origin|cache|diff|legend|line|rules|counters|pass|cost|block|help|js)\.[a-z][a-z0-9_=-]*(\.[a-z0-9_=-]+)*`)
+
+// MissingKey is a catalog key a page shows as text (its message is
+// missing), or "". A page's text rarely holds a key's prefix, so the
+// pattern runs only when one does.
+func MissingKey(page string) string {
+	var b strings.Builder
+	in := false
+	for _, r := range page {
+		switch {
+		case r == '<':
+			in = true
+		case r == '>':
+			in = false
+			b.WriteByte(' ')
+		case !in:
+			b.WriteRune(r)
+		}
+	}
+	text := html.UnescapeString(b.String())
+	for _, p := range []string{"ui.", "panel.", "event.", "badge.", "kind.", "role.", "param.", "value.", "origin.", "cache.", "diff.", "legend.", "line.", "rules.", "counters.", "pass.", "cost.", "block.", "help.", "js."} {
+		if strings.Contains(text, p) {
+			return catalogKey.FindString(text)
+		}
+	}
+	return ""
+}

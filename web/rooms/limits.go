@@ -1,0 +1,229 @@
+package rooms
+
+// Limits on what one client can ask of the rooms: room creation is rate
+// limited per client address, and event streams are capped per client and
+// in total. Refusals are counted and logged as one summary line a minute,
+// never one line each.
+
+import (
+	"log/slog"
+	"net/http"
+	"net/netip"
+	"net/url"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/labstack/echo/v4"
+)
+
+// Limits bound what clients can ask of the rooms. Zero fields take the
+// defaults of DefaultLimits.
+type Limits struct {
+	Streams       int           // open event streams per server
+	ClientStreams int           // open event streams per client address
+	CreateBurst   int           // rooms a client may open at once
+	CreateEvery   time.Duration // then one more per this interval
+}
+
+// DefaultLimits: a class of a few hundred behind one NAT fits under
+// ClientStreams; a presenter opens a few rooms a day, not hundreds.
+func DefaultLimits() Limits {
+	return Limits{Streams: 10_000, ClientStreams: 500, CreateBurst: 10, CreateEvery: 20 * time.Second}
+}
+
+func (l Limits) orDefaults() Limits {
+	d := DefaultLimits()
+	if l.Streams <= 0 {
+		l.Streams = d.Streams
+	}
+	if l.ClientStreams <= 0 {
+		l.ClientStreams = d.ClientStreams
+	}
+	if l.CreateBurst <= 0 {
+		l.CreateBurst = d.CreateBurst
+	}
+	if l.CreateEvery <= 0 {
+		l.CreateEvery = d.CreateEvery
+	}
+	return l
+}
+
+// clientOf is the address requests are limited by: the request's peer, or
+// with trusted proxies the client they name (echo's IPExtractor). IPv6
+// clients are grouped by /64, which one host usually holds whole.
+func clientOf(c echo.Context) string {
+	a, err := netip.ParseAddr(c.RealIP())
+	if err != nil {
+		return c.RealIP()
+	}
+	a = a.Unmap()
+	if a.Is6() {
+		p, _ := a.Prefix(64)
+		return p.String()
+	}
+	return a.String()
+}
+
+// sameOrigin reports whether a request that changes rooms may come from
+// where it comes from: a browser says where (Sec-Fetch-Site, Origin), and
+// only this site's own pages may; clients that are not browsers (curl,
+// tools) send neither and cannot be made to act for another site.
+// forwardedHost is the host a trusted proxy says the browser used.
+func sameOrigin(r *http.Request, forwardedHost string) bool {
+	if s := r.Header.Get("Sec-Fetch-Site"); s != "" && s != "same-origin" {
+		return false
+	}
+	o := r.Header.Get("Origin")
+	if o == "" {
+		return true
+	}
+	u, err := url.Parse(o)
+	if err != nil || u.Host == "" {
+		return false // "null": a sandboxed frame, a file, a redirect across sites
+	}
+	return strings.EqualFold(u.Host, r.Host) || forwardedHost != "" && strings.EqualFold(u.Host, forwardedHost)
+}
+
+// rateLimiter is a token bucket per client, in a bounded table.
+type rateLimiter struct {
+	burst float64
+	every time.Duration // one token per every
+	max   int           // clients tracked
+	now   func() time.Time
+
+	mu sync.Mutex
+	m  map[string]*bucket
+}
+
+type bucket struct {
+	tokens float64
+	at     time.Time
+}
+
+func newRateLimiter(burst int, every time.Duration, now func() time.Time) *rateLimiter {
+	return &rateLimiter{burst: float64(burst), every: every, max: 10_000, now: now, m: map[string]*bucket{}}
+}
+
+// allow takes a token of client's bucket; if there is none it says how
+// long until there is.
+func (l *rateLimiter) allow(client string) (bool, time.Duration) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	now := l.now()
+	b := l.m[client]
+	if b == nil {
+		if len(l.m) >= l.max {
+			l.forget(now)
+		}
+		b = &bucket{tokens: l.burst, at: now}
+		l.m[client] = b
+	}
+	b.tokens = min(l.burst, b.tokens+float64(now.Sub(b.at))/float64(l.every))
+	b.at = now
+	if b.tokens < 1 {
+		return false, time.Duration((1 - b.tokens) * float64(l.every))
+	}
+	b.tokens--
+	return true, 0
+}
+
+// forget drops the buckets that have refilled (those clients start full
+// again anyway), or else the one used least recently, so that many
+// clients at once cannot lock out a new one. The caller holds l.mu.
+func (l *rateLimiter) forget(now time.Time) {
+	var oldest string
+	for k, b := range l.m {
+		if b.tokens+float64(now.Sub(b.at))/float64(l.every) >= l.burst {
+			delete(l.m, k)
+		} else if oldest == "" || b.at.Before(l.m[oldest].at) {
+			oldest = k
+		}
+	}
+	if len(l.m) >= l.max {
+		delete(l.m, oldest)
+	}
+}
+
+// streamGate counts open event streams, per client and in total.
+type streamGate struct {
+	total, perClient int
+
+	mu      sync.Mutex
+	open    int
+	clients map[string]int
+}
+
+func newStreamGate(total, perClient int) *streamGate {
+	return &streamGate{total: total, perClient: perClient, clients: map[string]int{}}
+}
+
+// acquire opens a stream for client; the reason is "" when it may, else
+// which limit it hit. release must be called once the stream ends.
+func (g *streamGate) acquire(client string) (release func(), reason string) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	switch {
+	case g.open >= g.total:
+		return nil, refusedStreams
+	case g.clients[client] >= g.perClient:
+		return nil, refusedClientStreams
+	}
+	g.open++
+	g.clients[client]++
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			g.mu.Lock()
+			defer g.mu.Unlock()
+			g.open--
+			if g.clients[client]--; g.clients[client] == 0 {
+				delete(g.clients, client)
+			}
+		})
+	}, ""
+}
+
+// Reasons a room request is refused, as the summary line names them.
+const (
+	refusedCreateRate    = "create_rate"    // POST /rooms over the client's rate
+	refusedCrossSite     = "cross_site"     // a room request from another site's page
+	refusedRoomsFull     = "rooms_full"     // POST /rooms with the room table full
+	refusedStreams       = "streams"        // an event stream over the server's cap
+	refusedClientStreams = "client_streams" // an event stream over the client's cap
+	refusedUnavailable   = "unavailable"    // the room store did not answer
+)
+
+// refusals counts refused room requests between two summary lines.
+type refusals struct {
+	mu     sync.Mutex
+	counts map[string]int
+}
+
+func (r *refusals) add(reason string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.counts == nil {
+		r.counts = map[string]int{}
+	}
+	r.counts[reason]++
+}
+
+// report logs one line with the counts since the last report, if any, and
+// starts counting again.
+func (r *refusals) report(log *slog.Logger) {
+	r.mu.Lock()
+	counts := r.counts
+	r.counts = nil
+	r.mu.Unlock()
+	if len(counts) == 0 {
+		return
+	}
+	args := make([]any, 0, 2*len(counts))
+	for _, k := range []string{refusedCreateRate, refusedCrossSite, refusedRoomsFull, refusedStreams, refusedClientStreams, refusedUnavailable} {
+		if n := counts[k]; n > 0 {
+			args = append(args, k, n)
+		}
+	}
+	log.Warn("rooms: requests refused in the last interval", args...)
+}

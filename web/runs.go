@@ -1,0 +1,102 @@
+package web
+
+import (
+	"fmt"
+	"sync/atomic"
+
+	"ctxsim/scenarios"
+	"ctxsim/sim"
+	"ctxsim/web/internal/lru"
+)
+
+// runs are the lessons' runs as the pages ask for them (page.Runs): the
+// preset runs kept from start-up in the library, else replays kept in a
+// bounded cache, computed on a miss.
+type runs struct {
+	lib     *atomic.Pointer[library] // the server's library now
+	tok     sim.Tokenizer
+	replays *lru.Cache[*sim.Replay]
+	// outlines are the frames of runs without their contents, by policy.
+	outlines *lru.Cache[*outline]
+}
+
+// outline is the frames of a run with only their step, kind and trace
+// step.
+type outline struct{ frames []sim.Frame }
+
+// outlineRuns bounds the outlines of runs kept (a few KB each).
+const outlineRuns = 4096
+
+// runBlocks is how many blocks (over all frames) count as one run in the
+// replay cache: a shipped lesson's replay holds fewer, a long imported
+// session's many times more.
+const runBlocks = 2000
+
+// replayCost is what r weighs in the replay cache, in runs.
+func replayCost(r *sim.Replay) int64 { return int64(max(1, frameBlocks(r)/runBlocks)) }
+
+func newRuns(lib *atomic.Pointer[library], tok sim.Tokenizer, cfg Config) *runs {
+	n := int64(cfg.ReplayCacheRuns)
+	if n == 0 {
+		n = defaultReplayCacheRuns
+	}
+	return &runs{lib: lib, tok: tok, replays: lru.New[*sim.Replay](n), outlines: lru.New[*outline](outlineRuns)}
+}
+
+// Run returns l replayed under p: from the start-up runs for preset
+// policies, else from the replay cache, computed on a miss. A page of a
+// typed policy asks for its run several times and for one run per mode
+// link; replays are immutable, so they are shared.
+func (rs *runs) Run(l *scenarios.Lesson, p sim.Policy) (*sim.Replay, error) {
+	if r, ok := rs.Kept(l, p); ok {
+		return r, nil
+	}
+	return rs.replays.GetOrMake(l.ID+"/"+p.String(), func() (*sim.Replay, int64, error) {
+		r, err := sim.Run(l.Lesson, p, rs.tok)
+		if err != nil {
+			return nil, 0, fmt.Errorf("run lesson %s under %s: %w", l.ID, p, err)
+		}
+		return r, replayCost(r), nil
+	})
+}
+
+// Outline returns the frames of l under p with only their step, kind and
+// trace step: what links that keep the point of the trace need. It is
+// kept apart from the run (a long session's run is large; its outline is
+// not), so a page's mode links do not hold or redo every option's run.
+func (rs *runs) Outline(l *scenarios.Lesson, p sim.Policy) ([]sim.Frame, error) {
+	if r, ok := rs.Kept(l, p); ok {
+		return r.Frames, nil
+	}
+	o, err := rs.outlines.GetOrMake(l.ID+"/"+p.String(), func() (*outline, int64, error) {
+		r, ok := rs.replays.Get(l.ID + "/" + p.String())
+		if !ok {
+			// Not kept: a link's target is replayed for its outline only.
+			var err error
+			if r, err = sim.Run(l.Lesson, p, rs.tok); err != nil {
+				return nil, 0, fmt.Errorf("run lesson %s under %s: %w", l.ID, p, err)
+			}
+		}
+		o := &outline{frames: make([]sim.Frame, len(r.Frames))}
+		for i, f := range r.Frames {
+			o.frames[i] = sim.Frame{Step: f.Step, Kind: f.Kind, TraceStep: f.TraceStep}
+		}
+		return o, 1, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return o.frames, nil
+}
+
+// Kept is the preset run of l under p kept from start-up, if it is.
+func (rs *runs) Kept(l *scenarios.Lesson, p sim.Policy) (*sim.Replay, bool) {
+	r, ok := rs.lib.Load().presets[runKey{l.ID, p}]
+	return r, ok
+}
+
+// IsKept reports whether r is a preset run kept from start-up.
+func (rs *runs) IsKept(r *sim.Replay) bool { return rs.lib.Load().presetRuns[r] }
+
+// Reserve is the room below the box lesson id's preset runs need.
+func (rs *runs) Reserve(id string) float64 { return rs.lib.Load().reserve[id] }
