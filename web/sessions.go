@@ -306,13 +306,13 @@ func (s *Server) importUpload(ctx context.Context, id string, f *uploadForm) (*u
 	}
 	rep := sessionReport{File: sess.File, Format: string(sess.Format), Model: sess.Model, Files: len(f.files), Bytes: f.size,
 		Records: sess.Records, Messages: im.Report.Messages, Calls: im.Report.Calls, Compactions: im.Report.Compactions,
-		Subagents: len(sess.Subagents), Steps: im.Report.Steps, Redacted: !f.keep, Redactions: sess.Redactions, Uploaded: time.Now().UTC()}
+		Subagents: len(sess.Subagents), Redacted: !f.keep, Redactions: sess.Redactions, Uploaded: time.Now().UTC()}
 	u, cost, err := s.newUpload(im.Lesson, rep)
 	if err != nil {
 		return nil, nil, 0, importErr(sess.File, err)
 	}
 	files := maps.Clone(im.Files)
-	if files[reportFile], err = json.Marshal(rep); err != nil {
+	if files[reportFile], err = json.Marshal(u.report); err != nil {
 		return nil, nil, 0, err
 	}
 	return u, files, cost, nil

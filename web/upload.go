@@ -85,6 +85,7 @@ func (s *Server) newUpload(l *scenarios.Lesson, rep sessionReport) (*upload, int
 		return nil, 0, err
 	}
 	def := p.runs[0]
+	rep.Steps = len(def.r.Frames) // as the step bar counts them
 	u := &upload{lesson: l, report: rep, pages: lru.New[*body](uploadPageBytes), runs: &runs{
 		keep: &uploadKeeper{l: l, def: def.p, run: def.r, room: p.reserve}, tok: s.tok,
 		replays: lru.New[*sim.Replay](uploadReplayRuns), outlines: lru.New[*outline](uploadOutlines)}}
