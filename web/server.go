@@ -20,6 +20,7 @@ import (
 	"ctxsim/catalog"
 	"ctxsim/scenarios"
 	"ctxsim/sim"
+	"ctxsim/transcript"
 	"ctxsim/web/page"
 	"ctxsim/web/rooms"
 	"ctxsim/web/rooms/store"
@@ -88,8 +89,9 @@ type Server struct {
 	trusted []netip.Prefix  // Config.TrustedProxies
 	// uploads are the uploaded sessions (nil in a static copy); importing
 	// bounds the imports running at once, one per CPU.
-	uploads   *uploads.Store[*upload]
-	importing chan struct{}
+	uploads    *uploads.Store[*upload]
+	importing  chan struct{}
+	uploadRead transcript.Options // the reader's limits on an uploaded session
 }
 
 // New builds a Server: it runs every preset policy of every lesson once,
@@ -111,7 +113,8 @@ func New(cfg Config) (*Server, error) {
 	}
 	s := &Server{tok: cfg.Tokens, log: cfg.Log, longRun: cmp.Or(cfg.LongRun, defaultLongRun), cat: cfg.Catalog,
 		caches: newCaches(cfg), encoded: map[string]bool{}, export: cfg.Static, trusted: cfg.TrustedProxies,
-		importing: make(chan struct{}, runtime.GOMAXPROCS(0))}
+		importing:  make(chan struct{}, runtime.GOMAXPROCS(0)),
+		uploadRead: transcript.Options{MaxRecords: maxUploadRecords, MaxMessages: maxUploadMessages}}
 	var err error
 	if s.assets, err = buildAssets(s.cat.Script()); err != nil {
 		return nil, err

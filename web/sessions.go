@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"math"
 	"mime"
 	"mime/multipart"
 	"net/http"
@@ -66,6 +67,9 @@ func (s *Server) createSession(c echo.Context) error {
 		return httperr.NoSuch("page \"/sessions\"")
 	}
 	r := c.Request()
+	if lang := r.URL.Query().Get("lang"); slices.Contains(languages(), lang) {
+		c.Set(langKey, lang) // the pages that answer speak the form's language (its action says it)
+	}
 	if !rooms.SameSite(r, s.trusted) {
 		return &httperr.Error{Code: httperr.Forbidden, Param: "origin", Key: "upload.err.origin",
 			Msg: "sessions are uploaded from this site's own pages only"}
@@ -83,12 +87,12 @@ func (s *Server) createSession(c echo.Context) error {
 	r.Body = http.MaxBytesReader(c.Response(), r.Body, maxUploadBody)
 	form, err := readUpload(r)
 	if form != nil && slices.Contains(languages(), form.lang) {
-		c.Set(langKey, form.lang) // the error page speaks the form's language
+		c.Set(langKey, form.lang)
 	}
 	if err != nil {
 		var mbe *http.MaxBytesError
 		if errors.As(err, &mbe) {
-			return tooLarge(c, -1)
+			return tooLarge(c, r.ContentLength)
 		}
 		return err
 	}
@@ -119,8 +123,8 @@ func (s *Server) createSession(c echo.Context) error {
 	return c.Redirect(http.StatusSeeOther, to)
 }
 
-// tooLarge is the 413 of an upload of size bytes (-1: more than the
-// limit, still being sent). A browser shows the answer only once it has
+// tooLarge is the 413 of an upload of size bytes (-1: not said, more
+// than the limit). A browser shows the answer only once it has
 // sent the body, so what is left of a body of a sensible size is read and
 // dropped first (from memory: nothing is kept).
 func tooLarge(c echo.Context, size int64) error {
@@ -129,7 +133,7 @@ func tooLarge(c echo.Context, size int64) error {
 	args := map[string]string{"max": mib}
 	key := "upload.err.too-large"
 	if size > 0 {
-		args["size"] = fmt.Sprintf("%.1f", float64(size)/(1<<20))
+		args["size"] = fmt.Sprintf("%.1f", math.Ceil(float64(size)*10/(1<<20))/10) // over 32 MiB reads over 32.0
 		key = "upload.err.too-large-size"
 	}
 	return &httperr.Error{Code: httperr.TooLarge, Param: "file", Allowed: "at most " + mib + " MiB", Key: key, Args: args,
@@ -139,7 +143,7 @@ func tooLarge(c echo.Context, size int64) error {
 // readUpload reads the session files of a POST /sessions: the parts named
 // file of a multipart form (streamed: nothing is written to disk, unlike
 // ParseMultipartForm), or else the whole body as one file (?name=,
-// ?keep=1, ?lang=, ?next= stand for the form's fields).
+// ?keep=1, ?next= stand for the form's fields; ?lang= serves both).
 func readUpload(r *http.Request) (*uploadForm, error) {
 	f := &uploadForm{}
 	var got []namedFile
@@ -295,8 +299,9 @@ func (f *uploadForm) place(got []namedFile) error {
 // the server serves (u, which may hold cost bytes of memory) and the files
 // stored for it (the lesson directory and its report).
 func (s *Server) importUpload(ctx context.Context, id string, f *uploadForm) (*upload, map[string][]byte, int64, error) {
-	sess, err := transcript.ReadFS(f.files, f.main, transcript.Options{Redact: !f.keep, Home: homeOf(f.files[f.main]),
-		MaxRecords: maxUploadRecords, MaxMessages: maxUploadMessages})
+	opt := s.uploadRead
+	opt.Redact, opt.Home = !f.keep, homeOf(f.files[f.main])
+	sess, err := transcript.ReadFS(f.files, f.main, opt)
 	if err != nil {
 		return nil, nil, 0, readErr(f.main, err)
 	}

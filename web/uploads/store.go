@@ -181,9 +181,6 @@ func (s *Store[V]) Shared() bool { return s.remote != nil }
 // against the client's rate and the bytes it holds, before the upload is
 // read.
 func (s *Store[V]) Admit(client string, size int64) error {
-	if size > MaxBytes {
-		return ErrTooLarge
-	}
 	s.mu.Lock()
 	err := s.checkClient(client, size)
 	s.mu.Unlock()

@@ -228,9 +228,6 @@ func TestStoreLimits(t *testing.T) {
 		if err := s.Put(ctx, newID(t), "b", 100, nil, "v", 10); err != nil {
 			t.Errorf("another client: %v", err)
 		}
-		if err := s.Admit("a", MaxBytes+1); !errors.Is(err, ErrTooLarge) {
-			t.Errorf("Admit past MaxBytes = %v; want ErrTooLarge", err)
-		}
 	})
 	t.Run("memory", func(t *testing.T) {
 		s, c := memStore(Limits{Memory: 1000, Idle: 10 * time.Minute})
