@@ -15,8 +15,8 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
-	"github.com/fsnotify/fsnotify"
 	"github.com/chromedp/chromedp/kb"
+	"github.com/fsnotify/fsnotify"
 
 	"ctxsim/web/rooms/store/natsembed"
 )
