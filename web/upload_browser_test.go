@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -217,5 +218,89 @@ func watchWrites(t *testing.T, dirs ...string) func() []string {
 		mu.Lock()
 		defer mu.Unlock()
 		return slices.Clone(seen)
+	}
+}
+
+// TestBrowserUploadForm: the index's form, with scripts. Files dropped on
+// it go into the picker; files over 32 MiB are said in the page's
+// language before anything is sent, and the form is not sent; a session
+// dropped then is sent, and the report comes (in the page's language).
+func TestBrowserUploadForm(t *testing.T) {
+	s := newTestServer(t)
+	var posts atomic.Int32
+	ts := startRoomHTTP(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodPost && r.URL.Path == "/sessions" {
+			posts.Add(1)
+		}
+		s.Handler().ServeHTTP(w, r)
+	}))
+	b := roomTab(t, ts.URL)
+	b.open("/ja/")
+	index := b.path()
+	drop := func(name, content string, size int) {
+		t.Helper()
+		mustEval[bool](b, fmt.Sprintf(`(() => {
+			const dt = new DataTransfer();
+			const parts = %s.length ? [%s] : [new Uint8Array(%d)];
+			dt.items.add(new File(parts, %s));
+			const zone = document.querySelector("[data-drop]");
+			zone.dispatchEvent(new DragEvent("dragover", {bubbles: true, cancelable: true, dataTransfer: dt}));
+			return zone.dispatchEvent(new DragEvent("drop", {bubbles: true, cancelable: true, dataTransfer: dt})) === false;
+		})()`, jsQuote(content), jsQuote(content), size, jsQuote(name)))
+	}
+	drop("big.jsonl", "", 33<<20)
+	if n := mustEval[int](b, `document.querySelector('[data-testid="upload-file"]').files.length`); n != 1 {
+		t.Fatalf("after a drop the picker holds %d files; want 1", n)
+	}
+	msg := b.text(tid("upload-error"))
+	if !strings.Contains(msg, "33.0 MiB ですが、アップロードは 32 MiB まで") || mustEval[bool](b, `document.querySelector('[data-testid="upload-error"]').hidden`) {
+		t.Errorf("the message before sending 33 MiB = %q (hidden: %v); want it shown, in ja", msg, mustEval[bool](b, `document.querySelector('[data-testid="upload-error"]').hidden`))
+	}
+	b.clickID("upload-submit")
+	b.do("a moment", chromedp.Sleep(300*time.Millisecond))
+	if p := b.path(); p != index || posts.Load() != 0 {
+		t.Errorf("the form over the limit was sent: at %s, %d POSTs", p, posts.Load())
+	}
+	plain := fixture(t, "cc_plain.jsonl")
+	drop("cc_plain.jsonl", string(plain.data), 0)
+	if !mustEval[bool](b, `document.querySelector('[data-testid="upload-error"]').hidden`) {
+		t.Error("the message stays for a session under the limit")
+	}
+	b.clickID("upload-submit")
+	if _, err := b.pollJS(`location.pathname`, func(p string) bool { return strings.HasSuffix(p, "/report") }); err != nil {
+		t.Fatalf("the session dropped was not sent: %v", err)
+	}
+	if !strings.HasPrefix(b.path(), "/ja/u-") || b.text("h1") != "ステップ 1 の前に：あなたのセッション" {
+		t.Errorf("after the upload: %s, %q; want the report in ja", b.path(), b.text("h1"))
+	}
+	b.noCSPViolations("uploader")
+}
+
+// TestBrowserUploadNoJavaScript: without scripts the form is a plain
+// form: the file chosen is sent, the report comes, step 1 opens, and the
+// bar's button forgets the session.
+func TestBrowserUploadNoJavaScript(t *testing.T) {
+	b := browser(t, 1440, 900, false)
+	b.open("/en/")
+	f, err := filepath.Abs(filepath.Join("..", "transcript", "testdata", "cc_compaction.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b.do("choose a file", chromedp.SetUploadFiles(tid("upload-file"), []string{f}))
+	b.clickID("upload-submit")
+	if _, err := b.pollJS(`location.pathname`, func(p string) bool { return strings.HasSuffix(p, "/report") }); err != nil {
+		t.Fatalf("no report after the upload: %v", err)
+	}
+	b.clickID("report-start")
+	if _, err := b.pollJS(`location.pathname`, stepOneRE.MatchString); err != nil {
+		t.Fatalf("report-start: %v", err)
+	}
+	first := b.path()
+	b.clickID("forget")
+	if _, err := b.pollJS(`String(!!document.querySelector('[data-testid="forgotten"]'))`, func(s string) bool { return s == "true" }); err != nil {
+		t.Fatalf("the bar's button did not forget the session: %v", err)
+	}
+	if rec := call(newTestServer(t).Handler(), http.MethodGet, first, nil); rec.Code != http.StatusNotFound {
+		t.Errorf("GET %s after the form = %d; want 404", first, rec.Code)
 	}
 }
