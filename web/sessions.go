@@ -312,7 +312,7 @@ func (s *Server) importUpload(ctx context.Context, id string, f *uploadForm) (*u
 	rep := sessionReport{File: sess.File, Format: string(sess.Format), Model: sess.Model, Files: len(f.files), Bytes: f.size,
 		Records: sess.Records, Messages: im.Report.Messages, Calls: im.Report.Calls, Compactions: im.Report.Compactions,
 		Subagents: len(sess.Subagents), Redacted: !f.keep, Redactions: sess.Redactions, Uploaded: time.Now().UTC()}
-	u, cost, err := s.newUpload(im.Lesson, rep)
+	u, cost, err := s.newUpload(im.Lesson, filesSize(im.Files), rep)
 	if err != nil {
 		return nil, nil, 0, importErr(sess.File, err)
 	}

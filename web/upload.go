@@ -66,20 +66,32 @@ const reportFile = ".ctxsim-upload.json"
 // The caches of one uploaded session: a few policies' replays besides its
 // default run, their outlines, and its pages in both encodings.
 const (
-	uploadReplayRuns = 8  // in runBlocks: the real 3 MB session's run holds 15,000 blocks
+	uploadReplayRuns = 8  // in runBlocks: about one more run of the real 3 MB session (15,000 blocks)
 	uploadOutlines   = 64 // a few KB each
-	uploadPageBytes  = 8 << 20
+	uploadPageBytes  = 4 << 20
 )
 
-// uploadBlockBytes is the memory one block of a kept run holds, with the
-// lesson's share: the cost model of an uploaded session (see
-// BenchmarkUpload, which measures it).
-const uploadBlockBytes = 3000
+// uploadBlockBytes is what one block of a run holds in memory: 235 bytes
+// measured over 20 runs of the real session (a sim.Block is 224; its
+// texts are the lesson's), rounded up. With the lesson's files counted
+// twice (their text, and what loading made of it), it is the cost model of
+// an uploaded session in the memory budget: the real session (3.3 MB
+// uploaded) counts 14 MB, its caches full; held with its first page
+// rendered, it measures 4 MB (BenchmarkUpload).
+const uploadBlockBytes = 300
 
-// newUpload prepares l, an uploaded session, to be served: its default run
-// (the session as it happened) is run and checked; its other policies run
-// when asked. cost is what it may hold in memory, its caches full.
-func (s *Server) newUpload(l *scenarios.Lesson, rep sessionReport) (*upload, int64, error) {
+// uploadCost is what an uploaded session may hold in memory, its caches
+// full: its lesson (files bytes of lesson files), its default run, its
+// other runs and its pages.
+func uploadCost(files int64, def *sim.Replay) int64 {
+	return 2*files + int64(frameBlocks(def)+uploadReplayRuns*runBlocks)*uploadBlockBytes + uploadPageBytes
+}
+
+// newUpload prepares l, an uploaded session loaded from files bytes of
+// lesson files, to be served: its default run (the session as it
+// happened) is run and checked; its other policies run when asked. cost is
+// what it may hold in memory, its caches full.
+func (s *Server) newUpload(l *scenarios.Lesson, files int64, rep sessionReport) (*upload, int64, error) {
 	p, err := s.prepare(l, true)
 	if err != nil {
 		return nil, 0, err
@@ -89,8 +101,7 @@ func (s *Server) newUpload(l *scenarios.Lesson, rep sessionReport) (*upload, int
 	u := &upload{lesson: l, report: rep, pages: lru.New[*body](uploadPageBytes), runs: &runs{
 		keep: &uploadKeeper{l: l, def: def.p, run: def.r, room: p.reserve}, tok: s.tok,
 		replays: lru.New[*sim.Replay](uploadReplayRuns), outlines: lru.New[*outline](uploadOutlines)}}
-	cost := int64(frameBlocks(def.r)+uploadReplayRuns*runBlocks)*uploadBlockBytes + 2*uploadPageBytes
-	return u, cost, nil
+	return u, uploadCost(files, def.r), nil
 }
 
 // loadUpload rebuilds an uploaded session from the files stored for it (a
@@ -107,7 +118,16 @@ func (s *Server) loadUpload(id string, files map[string][]byte) (*upload, int64,
 	if err != nil {
 		return nil, 0, err
 	}
-	return s.newUpload(l, rep)
+	return s.newUpload(l, filesSize(lesson), rep)
+}
+
+// filesSize is the bytes of files.
+func filesSize(files map[string][]byte) int64 {
+	var n int64
+	for _, data := range files {
+		n += int64(len(data))
+	}
+	return n
 }
 
 // uploadKeeper keeps an uploaded session's default run.

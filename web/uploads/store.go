@@ -37,9 +37,10 @@ type Limits struct {
 }
 
 // DefaultLimits: a workshop of thirty behind one address each uploads a
-// session of a few MB in the same minute (Burst, ClientBytes); a 3 MB
-// session holds about 60 MB here once prepared (see the web package's
-// BenchmarkUpload), so 1 GiB keeps about fifteen of them.
+// session of a few MB in the same minute (Burst, ClientBytes); the real
+// 3.3 MB session counts 14 MB with its caches full (the web package's
+// cost model, checked by its BenchmarkUpload), so 1 GiB keeps about
+// seventy such sessions in use.
 func DefaultLimits() Limits {
 	return Limits{Memory: 1 << 30, ClientBytes: 256 << 20, Burst: 30, Every: 2 * time.Second, Idle: 10 * time.Minute}
 }
