@@ -87,9 +87,11 @@ type Server struct {
 	encoded map[string]bool // route paths whose handlers pick their own content coding
 	export  bool            // pages for a static copy (Config.Static)
 	trusted []netip.Prefix  // Config.TrustedProxies
-	// uploads are the uploaded sessions (nil in a static copy); importing
-	// bounds the imports running at once, one per CPU.
+	// uploads are the uploaded sessions (nil in a static copy); receiving
+	// bounds the uploads in progress (maxReceiving), importing the imports
+	// running at once, one per CPU.
 	uploads    *uploads.Store[*upload]
+	receiving  chan struct{}
 	importing  chan struct{}
 	uploadRead transcript.Options // the reader's limits on an uploaded session
 }
@@ -113,7 +115,7 @@ func New(cfg Config) (*Server, error) {
 	}
 	s := &Server{tok: cfg.Tokens, log: cfg.Log, longRun: cmp.Or(cfg.LongRun, defaultLongRun), cat: cfg.Catalog,
 		caches: newCaches(cfg), encoded: map[string]bool{}, export: cfg.Static, trusted: cfg.TrustedProxies,
-		importing:  make(chan struct{}, runtime.GOMAXPROCS(0)),
+		importing: make(chan struct{}, runtime.GOMAXPROCS(0)), receiving: make(chan struct{}, maxReceiving),
 		uploadRead: transcript.Options{MaxRecords: maxUploadRecords, MaxMessages: maxUploadMessages}}
 	var err error
 	if s.assets, err = buildAssets(s.cat.Script()); err != nil {

@@ -57,6 +57,10 @@ const (
 	maxUploadMessages = 20_000
 )
 
+// maxReceiving bounds the uploads a server reads and imports at once: each
+// holds its files (up to 32 MiB) in memory meanwhile.
+const maxReceiving = 8
+
 // uploadTime bounds reading an upload and answering it: 32 MiB at 300
 // KB/s, a slow classroom network, and the import after it.
 const uploadTime = 2 * time.Minute
@@ -81,6 +85,13 @@ func (s *Server) createSession(c echo.Context) error {
 	if err := s.uploads.Admit(client, max(r.ContentLength, 0)); err != nil {
 		return uploadErr(err)
 	}
+	select {
+	case s.receiving <- struct{}{}:
+		defer func() { <-s.receiving }()
+	default:
+		return &httperr.Error{Code: httperr.Unavailable, RetryAfter: 5, Key: "upload.err.busy",
+			Msg: "this server is receiving as many sessions as it takes at once; try again in 5 seconds"}
+	}
 	rc := http.NewResponseController(c.Response())
 	_ = rc.SetReadDeadline(time.Now().Add(uploadTime)) // not every ResponseWriter can; the server's own deadlines stay then
 	_ = rc.SetWriteDeadline(time.Now().Add(uploadTime))
@@ -101,7 +112,7 @@ func (s *Server) createSession(c echo.Context) error {
 	select {
 	case s.importing <- struct{}{}:
 	case <-ctx.Done():
-		return ctx.Err()
+		return nil // the uploader left
 	}
 	defer func() { <-s.importing }()
 	id, err := uploads.NewID()

@@ -471,6 +471,19 @@ func TestUploadLimits(t *testing.T) {
 			t.Errorf("another client = %d; want 303", rec.Code)
 		}
 	})
+	t.Run("uploads in progress", func(t *testing.T) {
+		s := newTestServer(t)
+		for range maxReceiving {
+			s.receiving <- struct{}{}
+		}
+		rec := postForm(t, s.Handler(), []string{"lang", "ja"}, f)
+		for range maxReceiving {
+			<-s.receiving
+		}
+		if rec.Code != http.StatusServiceUnavailable || rec.Header().Get("Retry-After") != "5" || !strings.Contains(errorMessage(rec.Body.String()), "一度に受け取れる数") {
+			t.Errorf("an upload with %d in progress = %d, Retry-After %q, %q; want 503, 5, in ja", maxReceiving, rec.Code, rec.Header().Get("Retry-After"), errorMessage(rec.Body.String()))
+		}
+	})
 	t.Run("memory", func(t *testing.T) {
 		s := newServerWith(t, Config{})
 		u, _, cost, err := s.importUpload(context.Background(), "u-aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa", &uploadForm{files: transcript.Files{"a.jsonl": f.data}, main: "a.jsonl", size: int64(len(f.data))})
