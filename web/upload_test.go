@@ -409,9 +409,11 @@ func TestUploadTooLarge(t *testing.T) {
 	// The reader's limits, on a server of its own with small ones.
 	s := newServerWith(t, Config{})
 	s.uploadRead = transcript.Options{MaxRecords: 5}
-	rec := postForm(t, s.Handler(), []string{"lang", "ja"}, fixture(t, "cc_plain.jsonl"))
-	if msg := errorMessage(rec.Body.String()); rec.Code != http.StatusRequestEntityTooLarge || !strings.Contains(msg, "cc_plain.jsonl の 6 行目") {
-		t.Errorf("a session past 5 records = %d %q; want 413 naming line 6", rec.Code, msg)
+	for lang, want := range map[string]string{"en": "cc_plain.jsonl, line 6: the session is larger than this server reads", "ja": "cc_plain.jsonl の 6 行目"} {
+		rec := postForm(t, s.Handler(), []string{"lang", lang}, fixture(t, "cc_plain.jsonl"))
+		if msg := errorMessage(rec.Body.String()); rec.Code != http.StatusRequestEntityTooLarge || !strings.Contains(msg, want) {
+			t.Errorf("%s: a session past 5 records = %d %q; want 413 with %q", lang, rec.Code, msg, want)
+		}
 	}
 }
 
@@ -419,12 +421,14 @@ func TestUploadTooLarge(t *testing.T) {
 // clients that are not browsers).
 func TestUploadOrigin(t *testing.T) {
 	h := newTestServer(t).Handler()
-	body, ctype := formBody(t, nil, fixture(t, "cc_plain.jsonl"))
-	rec := call(h, http.MethodPost, "/sessions?lang=ja", body, "Content-Type", ctype, "Origin", "http://evil.example", "Sec-Fetch-Site", "cross-site")
-	if rec.Code != http.StatusForbidden || !strings.Contains(errorMessage(rec.Body.String()), "このサイト自身のページから") {
-		t.Errorf("an upload from another site = %d %q; want 403 in ja", rec.Code, errorMessage(rec.Body.String()))
+	for lang, want := range map[string]string{"en": "from this site's own pages only", "ja": "このサイト自身のページから"} {
+		body, ctype := formBody(t, nil, fixture(t, "cc_plain.jsonl"))
+		rec := call(h, http.MethodPost, "/sessions?lang="+lang, body, "Content-Type", ctype, "Origin", "http://evil.example", "Sec-Fetch-Site", "cross-site")
+		if rec.Code != http.StatusForbidden || !strings.Contains(errorMessage(rec.Body.String()), want) {
+			t.Errorf("%s: an upload from another site = %d %q; want 403 with %q", lang, rec.Code, errorMessage(rec.Body.String()), want)
+		}
 	}
-	body, ctype = formBody(t, nil, fixture(t, "cc_plain.jsonl"))
+	body, ctype := formBody(t, nil, fixture(t, "cc_plain.jsonl"))
 	if rec := call(h, http.MethodPost, "/sessions", body, "Content-Type", ctype, "Origin", "http://example.com", "Sec-Fetch-Site", "same-origin"); rec.Code != http.StatusSeeOther {
 		t.Errorf("an upload from this site's page = %d; want 303", rec.Code)
 	}
