@@ -395,7 +395,7 @@ func importErr(file string, err error) error {
 		Key: "upload.err.import", Args: map[string]string{"file": file, "detail": uploads.Redact(err.Error())}, Msg: uploads.Redact(err.Error())}
 }
 
-// sessionReport is GET /{lang}/{id}/report: what was read of an uploaded
+// sessionReportPage is GET /{lang}/{id}/report: what was read of an uploaded
 // session and what was redacted, then its first step.
 func (s *Server) sessionReportPage(c echo.Context) error {
 	lang, l, err := s.langAndLesson(c.Param("lang"), c.Param("lesson"))
