@@ -17,21 +17,24 @@ func TestHeadOnEveryGetRoute(t *testing.T) {
 	ts := startHTTP(t, s)
 	code := openRoomOver(t, ts.URL)
 	vs := defaultState + "/vs/compaction-off.memory-on.threshold-92.rec-1"
+	up := uploadedAt(t, s.Handler(), nil, fixture(t, "cc_compaction.jsonl")) // an uploaded session's first step
+	upID := stepOneRE.FindStringSubmatch(up)[2]
 	examples := map[string][]string{
+		"/:lang/:lesson/report":              {"/en/" + upID + "/report", "/en/context-memory/report"},
 		"/":                                  {"/"},
 		"/healthz":                           {"/healthz"},
 		"/static/:file":                      {s.assets.urls.CSS, s.assets.urls.Icon, "/static/nope.css"},
 		"/api/lessons":                       {"/api/lessons"},
-		"/api/lessons/:id/frames":            {"/api/lessons/context-memory/frames", "/api/lessons/nope/frames"},
+		"/api/lessons/:id/frames":            {"/api/lessons/context-memory/frames", "/api/lessons/nope/frames", "/api/lessons/" + upID + "/frames"},
 		"/rooms/:code":                       {"/rooms/" + code, "/rooms/ZZZZZZ"},
 		"/join/:code":                        {"/join/" + code},
-		"/:lang":                             {"/en", "/ja", "/context-memory", "/nope"},
+		"/:lang":                             {"/en", "/ja", "/context-memory", "/nope", "/" + upID},
 		"/:lang/":                            {"/en/"},
 		"/:lang/:lesson":                     {"/en/context-memory"},
 		"/:lang/:lesson/:policy":             {defaultState},
 		"/:lang/:lesson/:policy/handout":     {defaultState + "/handout"},
-		"/:lang/:lesson/:policy/:step":       {defaultState + "/8", "/en/context-memory/compaction-on.memory-on.threshold-73.rec-1/8", defaultState + "/8?threshold=50", defaultState + "/99"},
-		"/:lang/:lesson/:policy/:step/:view": {defaultState + "/8/present", defaultState + "/8/notes"},
+		"/:lang/:lesson/:policy/:step":       {defaultState + "/8", "/en/context-memory/compaction-on.memory-on.threshold-73.rec-1/8", defaultState + "/8?threshold=50", defaultState + "/99", up},
+		"/:lang/:lesson/:policy/:step/:view": {defaultState + "/8/present", defaultState + "/8/notes", up + "/present"},
 		"/:lang/:lesson/:policy/vs/:b/:step": {vs + "/8"},
 		"/:lang/:lesson/:policy/vs/:b/:step/:view": {vs + "/8/present"},
 	}

@@ -7,6 +7,7 @@ import (
 
 	"ctxsim/web/internal/testlessons"
 	"ctxsim/web/rooms"
+	"ctxsim/web/uploads"
 )
 
 // builtins is the configuration of a server over the built-in lessons,
@@ -26,6 +27,7 @@ var sharedServer = sync.OnceValues(func() (*Server, error) {
 	// Every test opens rooms from the same address; the per-client rate
 	// has tests of its own, on servers of their own.
 	cfg.RoomLimits = rooms.Limits{CreateBurst: 100_000}
+	cfg.UploadLimits = uploads.Limits{Burst: 100_000}
 	return New(cfg)
 })
 

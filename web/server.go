@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"net/netip"
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -19,9 +20,11 @@ import (
 	"ctxsim/catalog"
 	"ctxsim/scenarios"
 	"ctxsim/sim"
+	"ctxsim/transcript"
 	"ctxsim/web/page"
 	"ctxsim/web/rooms"
 	"ctxsim/web/rooms/store"
+	"ctxsim/web/uploads"
 )
 
 // Config is what a Server is built from.
@@ -52,6 +55,13 @@ type Config struct {
 	// past which the lesson is a long session, prepared at start-up under
 	// its default policy only: 100,000 when 0.
 	LongRun int
+	// Uploads is where uploaded sessions are shared by every server on it
+	// (uploads.NATS); nil keeps each in the server that received it.
+	Uploads uploads.Remote
+	// UploadLimits bound uploaded sessions; zero fields take
+	// uploads.DefaultLimits.
+	UploadLimits uploads.Limits
+
 	// Static renders pages for a static copy (ctxsim export, package
 	// export): no rooms, the CSP in a meta tag, notes where a control needs
 	// the server, and only the comparisons a static copy holds (Site).
@@ -76,6 +86,14 @@ type Server struct {
 	pages   *page.Builder   // builds every page from a lesson, a state and its runs
 	encoded map[string]bool // route paths whose handlers pick their own content coding
 	export  bool            // pages for a static copy (Config.Static)
+	trusted []netip.Prefix  // Config.TrustedProxies
+	// uploads are the uploaded sessions (nil in a static copy); receiving
+	// bounds the uploads in progress (maxReceiving), importing the imports
+	// running at once, one per CPU.
+	uploads    *uploads.Store[*upload]
+	receiving  chan struct{}
+	importing  chan struct{}
+	uploadRead transcript.Options // the reader's limits on an uploaded session
 }
 
 // New builds a Server: it runs every preset policy of every lesson once,
@@ -86,6 +104,8 @@ func New(cfg Config) (*Server, error) {
 	if cfg.Log == nil {
 		cfg.Log = discardLogger()
 	}
+	// No log line names an uploaded session: its id is its secret.
+	cfg.Log = slog.New(uploads.RedactHandler(cfg.Log.Handler()))
 	if cfg.Catalog == nil {
 		c, err := catalog.Load()
 		if err != nil {
@@ -94,7 +114,9 @@ func New(cfg Config) (*Server, error) {
 		cfg.Catalog = c
 	}
 	s := &Server{tok: cfg.Tokens, log: cfg.Log, longRun: cmp.Or(cfg.LongRun, defaultLongRun), cat: cfg.Catalog,
-		caches: newCaches(cfg), encoded: map[string]bool{}, export: cfg.Static}
+		caches: newCaches(cfg), encoded: map[string]bool{}, export: cfg.Static, trusted: cfg.TrustedProxies,
+		importing: make(chan struct{}, runtime.GOMAXPROCS(0)), receiving: make(chan struct{}, maxReceiving),
+		uploadRead: transcript.Options{MaxRecords: maxUploadRecords, MaxMessages: maxUploadMessages}}
 	var err error
 	if s.assets, err = buildAssets(s.cat.Script()); err != nil {
 		return nil, err
@@ -103,6 +125,10 @@ func New(cfg Config) (*Server, error) {
 		s.assets.urls.Static, s.assets.urls.CSP, s.assets.urls.Room = true, MetaContentSecurityPolicy, ""
 	}
 	s.runs = newRuns(&s.library, s.tok, cfg)
+	if !s.export {
+		s.uploads = s.newUploads(cfg)
+		s.runs.upload = s.uploadRuns
+	}
 	s.pages = page.New(page.Config{Catalog: s.cat, Tokens: s.tok, Runs: s.runs, Assets: s.assets.urls, Log: s.log, Static: s.export})
 	lib := newLibrary()
 	for _, l := range cfg.Lessons {
@@ -147,7 +173,9 @@ func (s *Server) newEcho(trusted []netip.Prefix) *echo.Echo {
 		ReferrerPolicy:        "same-origin",
 		ContentSecurityPolicy: ContentSecurityPolicy,
 	}))
-	e.Use(middleware.BodyLimit("64K"))
+	e.Use(middleware.BodyLimitWithConfig(middleware.BodyLimitConfig{Limit: "64K",
+		Skipper: func(c echo.Context) bool { return c.Path() == "/sessions" }})) // an upload has its own limit (maxUploadBody)
+	e.Use(privateUploads)
 	e.Use(s.dynamicGzip())
 	s.routes(e)
 	return e
@@ -180,6 +208,9 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	rctx, stopReports := context.WithCancel(ctx)
 	defer stopReports()
 	go s.rooms.ReportRefusals(rctx)
+	if s.uploads != nil {
+		go s.uploads.Run(rctx)
+	}
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	select {

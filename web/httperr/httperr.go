@@ -21,11 +21,13 @@ const (
 	Forbidden               // a room's key does not match: 403
 	Unavailable             // full for now: 503 with Retry-After
 	TooMany                 // over a client's limit: 429 with Retry-After
+	TooLarge                // a body over its limit: 413
 )
 
 var statusOf = map[Code]int{
 	Internal: http.StatusInternalServerError, Invalid: http.StatusBadRequest, NotFound: http.StatusNotFound,
 	Forbidden: http.StatusForbidden, Unavailable: http.StatusServiceUnavailable, TooMany: http.StatusTooManyRequests,
+	TooLarge: http.StatusRequestEntityTooLarge,
 }
 
 // Status is the HTTP status of an error of kind c.

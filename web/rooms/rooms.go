@@ -114,32 +114,9 @@ func (rs *Service) refuse(reason string, err error) error {
 	return err
 }
 
-// fromTrustedProxy reports whether the request's peer is a trusted proxy.
-func (rs *Service) fromTrustedProxy(r *http.Request) bool {
-	host, _, err := net.SplitHostPort(r.RemoteAddr)
-	if err != nil {
-		return false
-	}
-	a, err := netip.ParseAddr(host)
-	if err != nil {
-		return false
-	}
-	for _, p := range rs.trusted {
-		if p.Contains(a.Unmap()) {
-			return true
-		}
-	}
-	return false
-}
-
 // checkOrigin refuses a room change asked by another site's page.
 func (rs *Service) checkOrigin(c echo.Context) error {
-	r := c.Request()
-	fwd := ""
-	if rs.fromTrustedProxy(r) {
-		fwd = r.Header.Get("X-Forwarded-Host")
-	}
-	if !sameOrigin(r, fwd) {
+	if !SameSite(c.Request(), rs.trusted) {
 		return rs.refuse(refusedCrossSite, &httperr.Error{Code: httperr.Forbidden, Param: "origin", Msg: "rooms are opened and changed from this site's own pages only"})
 	}
 	return nil
@@ -312,7 +289,7 @@ func (rs *Service) Current(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	st, err := rs.store.Current(c.Request().Context(), code)
+	st, err := rs.current(c.Request().Context(), code)
 	if err != nil {
 		return rs.storeErr(err)
 	}
@@ -379,7 +356,7 @@ func (rs *Service) Join(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	st, err := rs.store.Current(c.Request().Context(), code)
+	st, err := rs.current(c.Request().Context(), code)
 	if errors.Is(err, store.ErrNoRoom) {
 		return httperr.NoSuch("room " + httperr.Quote(code))
 	} else if err != nil {
@@ -391,6 +368,20 @@ func (rs *Service) Join(c echo.Context) error {
 	}
 	c.Response().Header().Set("Cache-Control", "no-store")
 	return c.Redirect(http.StatusFound, state+"#follow="+code)
+}
+
+// current is the room's state. A room whose state is a page that is gone
+// (an uploaded session, forgotten or expired) is gone with it: ErrNoRoom.
+func (rs *Service) current(ctx context.Context, code string) (store.State, error) {
+	st, err := rs.store.Current(ctx, code)
+	if err != nil || st.URL == "" {
+		return st, err
+	}
+	var he *httperr.Error
+	if _, ferr := rs.follow(st.URL); errors.As(ferr, &he) && he.Code == httperr.NotFound {
+		return store.State{}, store.ErrNoRoom
+	}
+	return st, nil
 }
 
 // storeErr counts the store's refusals (full, unavailable) and returns
@@ -432,6 +423,9 @@ func (rs *Service) Events(c echo.Context) error {
 	defer release()
 	ctx, cancel := context.WithCancel(c.Request().Context())
 	defer cancel()
+	if _, err := rs.current(ctx, code); errors.Is(err, store.ErrNoRoom) {
+		return rs.storeErr(err) // gone, or showing a page that is
+	}
 	states, err := rs.store.Subscribe(ctx, code)
 	if err != nil {
 		return rs.storeErr(err)
