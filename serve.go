@@ -17,6 +17,7 @@ import (
 	"ctxsim/sim"
 	"ctxsim/tokens"
 	"ctxsim/web"
+	"ctxsim/web/hosts"
 	"ctxsim/web/rooms"
 	"ctxsim/web/rooms/store"
 )
@@ -31,12 +32,18 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	proxies := fs.String("trusted-proxy", "", "CIDR[,CIDR]: proxies whose X-Forwarded-For names the client (default: none, the peer is the client)")
 	streams := fs.Int("max-streams", 0, "open room event streams per server (default 10000)")
 	clientStreams := fs.Int("max-client-streams", 0, "open room event streams per client address (default 500)")
+	var hostNames []string
+	fs.Func("host", "NAME[,NAME]: a name this server answers to besides localhost and IP addresses, such as its public name (repeatable; others get 421)",
+		func(v string) error { hostNames = append(hostNames, v); return nil })
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
 	trusted, err := web.ParseTrustedProxies(*proxies)
 	if err != nil {
 		return fmt.Errorf("-trusted-proxy: %w", err)
+	}
+	if _, err := hosts.New(hosts.ParseNames(hostNames), nil); err != nil {
+		return fmt.Errorf("-host: %w", err)
 	}
 	if *streams < 0 || *clientStreams < 0 {
 		return errors.New("-max-streams, -max-client-streams: want a positive number")
@@ -54,7 +61,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
-	cfg.Rooms, cfg.TrustedProxies = roomStore, trusted
+	cfg.Rooms, cfg.TrustedProxies, cfg.Hosts = roomStore, trusted, hosts.ParseNames(hostNames)
 	cfg.RoomLimits = rooms.Limits{Streams: *streams, ClientStreams: *clientStreams}
 	srv, err := web.New(cfg)
 	if err != nil {

@@ -17,12 +17,16 @@ import (
 )
 
 // roomRequestFrom makes one request to h as if from peer (host:port), with
-// extra headers as name, value pairs.
+// extra headers as name, value pairs ("Host" sets the request's host).
 func roomRequestFrom(t *testing.T, h http.Handler, method, path, body, peer string, header ...string) *httptest.ResponseRecorder {
 	t.Helper()
 	req := httptest.NewRequest(method, path, strings.NewReader(body))
 	req.RemoteAddr = peer
 	for i := 0; i+1 < len(header); i += 2 {
+		if header[i] == "Host" {
+			req.Host = header[i+1]
+			continue
+		}
 		req.Header.Set(header[i], header[i+1])
 	}
 	rec := httptest.NewRecorder()
@@ -74,7 +78,7 @@ func TestRoomSameOrigin(t *testing.T) {
 // A trusted proxy's X-Forwarded-Host counts as this site; anyone else's
 // does not.
 func TestRoomSameOriginBehindProxy(t *testing.T) {
-	s := newServerWith(t, Config{TrustedProxies: []netip.Prefix{netip.MustParsePrefix("10.0.0.0/8")}})
+	s := newServerWith(t, Config{TrustedProxies: []netip.Prefix{netip.MustParsePrefix("10.0.0.0/8")}, Hosts: []string{"ctxsim.example"}})
 	h := s.Handler()
 	hdr := []string{"Origin", "https://ctxsim.example", "X-Forwarded-Host", "ctxsim.example"}
 	if rec := roomRequestFrom(t, h, "POST", "/rooms", "", "10.1.2.3:5000", hdr...); rec.Code != http.StatusCreated {

@@ -19,7 +19,7 @@ func (s *Server) routes(e *echo.Echo) {
 	get("/rooms/:code", r.Current)                                 // the room's current state: {code, state}
 	e.PUT("/rooms/:code", r.Publish)                               // presenter: {key, state}; 404 once the room is gone
 	e.DELETE("/rooms/:code", r.End)                                // presenter: {key}; ends the room for everyone
-	e.GET("/rooms/:code/events", r.Events)                         // audience: text/event-stream, one "state" event per publish
+	get("/rooms/:code/events", r.Events)                           // audience: text/event-stream, one "state" event per publish (HEAD: the headers only)
 	get("/join/:code", r.Join)                                     // audience: redirect to the current state + #follow=CODE
 	own("/:lang", s.langOrLesson)                                  // /en, /ja: index; /<lesson>: redirect to a language
 	own("/:lang/", s.langOrLesson)                                 // same, with a trailing slash

@@ -69,8 +69,9 @@ func clientOf(c echo.Context) string {
 // where it comes from: a browser says where (Sec-Fetch-Site, Origin), and
 // only this site's own pages may; clients that are not browsers (curl,
 // tools) send neither and cannot be made to act for another site.
-// forwardedHost is the host a trusted proxy says the browser used.
-func sameOrigin(r *http.Request, forwardedHost string) bool {
+// asked is the host the browser asked for (hosts.Proxies.Asked): Host,
+// or a trusted proxy's X-Forwarded-Host.
+func sameOrigin(r *http.Request, asked string) bool {
 	if s := r.Header.Get("Sec-Fetch-Site"); s != "" && s != "same-origin" {
 		return false
 	}
@@ -82,7 +83,7 @@ func sameOrigin(r *http.Request, forwardedHost string) bool {
 	if err != nil || u.Host == "" {
 		return false // "null": a sandboxed frame, a file, a redirect across sites
 	}
-	return strings.EqualFold(u.Host, r.Host) || forwardedHost != "" && strings.EqualFold(u.Host, forwardedHost)
+	return strings.EqualFold(u.Host, r.Host) || strings.EqualFold(u.Host, asked)
 }
 
 // rateLimiter is a token bucket per client, in a bounded table.

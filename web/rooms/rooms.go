@@ -26,6 +26,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"ctxsim/web/hosts"
 	"ctxsim/web/httperr"
 	"ctxsim/web/rooms/store"
 )
@@ -67,7 +68,7 @@ func New(cfg Config) *Service {
 	}
 	return &Service{store: cfg.Store, heartbeat: roomHeartbeat, shutdowns: map[*http.Server]chan struct{}{}, lan: lanAddrs,
 		creates: newRateLimiter(lim.CreateBurst, lim.CreateEvery, time.Now), streams: newStreamGate(lim.Streams, lim.ClientStreams),
-		trusted: cfg.Trusted, follow: cfg.CheckState, example: cfg.Example, log: log}
+		proxies: hosts.Proxies(cfg.Trusted), follow: cfg.CheckState, example: cfg.Example, log: log}
 }
 
 // Service serves the rooms. It is safe for concurrent use.
@@ -78,9 +79,9 @@ type Service struct {
 	example   string                       // a state URL, for error messages
 	// lan lists this machine's addresses a classroom may reach it on.
 	lan     func() []net.IP
-	creates *rateLimiter   // POST /rooms per client
-	streams *streamGate    // open event streams
-	trusted []netip.Prefix // proxies whose X-Forwarded-* headers count
+	creates *rateLimiter  // POST /rooms per client
+	streams *streamGate   // open event streams
+	proxies hosts.Proxies // proxies whose X-Forwarded-* headers count
 	refused refusals
 	log     *slog.Logger
 
@@ -114,32 +115,9 @@ func (rs *Service) refuse(reason string, err error) error {
 	return err
 }
 
-// fromTrustedProxy reports whether the request's peer is a trusted proxy.
-func (rs *Service) fromTrustedProxy(r *http.Request) bool {
-	host, _, err := net.SplitHostPort(r.RemoteAddr)
-	if err != nil {
-		return false
-	}
-	a, err := netip.ParseAddr(host)
-	if err != nil {
-		return false
-	}
-	for _, p := range rs.trusted {
-		if p.Contains(a.Unmap()) {
-			return true
-		}
-	}
-	return false
-}
-
 // checkOrigin refuses a room change asked by another site's page.
 func (rs *Service) checkOrigin(c echo.Context) error {
-	r := c.Request()
-	fwd := ""
-	if rs.fromTrustedProxy(r) {
-		fwd = r.Header.Get("X-Forwarded-Host")
-	}
-	if !sameOrigin(r, fwd) {
+	if r := c.Request(); !sameOrigin(r, rs.proxies.Asked(r)) {
 		return rs.refuse(refusedCrossSite, &httperr.Error{Code: httperr.Forbidden, Param: "origin", Msg: "rooms are opened and changed from this site's own pages only"})
 	}
 	return nil
@@ -253,7 +231,7 @@ func (rs *Service) Create(c echo.Context) error {
 // a class; a server listening on localhost only has none).
 func (rs *Service) joinURLs(c echo.Context, code string) []string {
 	path := "/join/" + code
-	out := []string{c.Scheme() + "://" + c.Request().Host + path}
+	out := []string{c.Scheme() + "://" + rs.proxies.Asked(c.Request()) + path}
 	local, ok := c.Request().Context().Value(http.LocalAddrContextKey).(net.Addr)
 	if !ok {
 		return out
@@ -425,6 +403,9 @@ func (rs *Service) Events(c echo.Context) error {
 	if err != nil {
 		return err
 	}
+	if c.Request().Method == http.MethodHead {
+		return rs.eventsHead(c, code)
+	}
 	release, reason := rs.streams.acquire(clientOf(c))
 	if reason != "" {
 		return rs.refuse(reason, &httperr.Error{Code: httperr.TooMany, Msg: "too many open event streams, try again later", RetryAfter: streamRetryAfter})
@@ -439,14 +420,11 @@ func (rs *Service) Events(c echo.Context) error {
 	have, _ := strconv.ParseUint(c.Request().Header.Get("Last-Event-ID"), 10, 64)
 	res := c.Response()
 	rc := http.NewResponseController(res)
+	streamHeaders(res.Header())
 	// The server's WriteTimeout (30 s) is meant for pages and would cut the
 	// stream: lift it; each write gets its own deadline below. (net/http
 	// already lifts the read deadline while a handler runs after the body.)
 	_ = rc.SetWriteDeadline(time.Time{})
-	h := res.Header()
-	h.Set(echo.HeaderContentType, "text/event-stream; charset=utf-8")
-	h.Set("Cache-Control", "no-store")
-	h.Set("X-Accel-Buffering", "no") // nginx: do not buffer the stream
 	res.WriteHeader(http.StatusOK)
 	send := func(msg string) bool {
 		_ = rc.SetWriteDeadline(time.Now().Add(roomWriteWait))
@@ -486,6 +464,24 @@ func (rs *Service) Events(c echo.Context) error {
 			return nil
 		}
 	}
+}
+
+// eventsHead answers HEAD on a room's event stream as GET would start it
+// (its status and headers) without opening a stream: 404 for a room that
+// is not there.
+func (rs *Service) eventsHead(c echo.Context, code string) error {
+	if _, err := rs.store.Current(c.Request().Context(), code); err != nil {
+		return rs.storeErr(err)
+	}
+	streamHeaders(c.Response().Header())
+	return c.NoContent(http.StatusOK)
+}
+
+// streamHeaders are the headers of an event stream.
+func streamHeaders(h http.Header) {
+	h.Set(echo.HeaderContentType, "text/event-stream; charset=utf-8")
+	h.Set("Cache-Control", "no-store")
+	h.Set("X-Accel-Buffering", "no") // nginx: do not buffer the stream
 }
 
 // shutdownSignal returns a channel closed when the http.Server serving r
