@@ -284,6 +284,13 @@ func lanAddrs() []net.IP {
 	return out
 }
 
+// Health is nil when rooms can be used now; it waits at most a second.
+func (rs *Service) Health(ctx context.Context) error {
+	ctx, cancel := context.WithTimeout(ctx, time.Second)
+	defer cancel()
+	return rs.store.Health(ctx)
+}
+
 // Current answers the room's current state: {code, state, seq}.
 func (rs *Service) Current(c echo.Context) error {
 	code, err := roomCodeParam(c)
