@@ -32,6 +32,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	proxies := fs.String("trusted-proxy", "", "CIDR[,CIDR]: proxies whose X-Forwarded-For names the client (default: none, the peer is the client)")
 	streams := fs.Int("max-streams", 0, "open room event streams per server (default 10000)")
 	clientStreams := fs.Int("max-client-streams", 0, "open room event streams per client address (default 500)")
+	clientRooms := fs.Int("max-client-rooms", 0, "live rooms one client address may have opened, those its streams keep open included (default 20)")
 	var hostNames []string
 	fs.Func("host", "NAME[,NAME]: a name this server answers to besides localhost and IP addresses, such as its public name (repeatable; others get 421)",
 		func(v string) error { hostNames = append(hostNames, v); return nil })
@@ -45,8 +46,8 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if _, err := hosts.New(hosts.ParseNames(hostNames), nil); err != nil {
 		return fmt.Errorf("-host: %w", err)
 	}
-	if *streams < 0 || *clientStreams < 0 {
-		return errors.New("-max-streams, -max-client-streams: want a positive number")
+	if *streams < 0 || *clientStreams < 0 || *clientRooms < 0 {
+		return errors.New("-max-streams, -max-client-streams, -max-client-rooms: want a positive number")
 	}
 	log := slog.New(slog.NewTextHandler(stderr, nil))
 	roomStore, closeRooms, err := openRooms(ctx, *roomsURL, log)
@@ -62,7 +63,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	cfg.Rooms, cfg.TrustedProxies, cfg.Hosts = roomStore, trusted, hosts.ParseNames(hostNames)
-	cfg.RoomLimits = rooms.Limits{Streams: *streams, ClientStreams: *clientStreams}
+	cfg.RoomLimits = rooms.Limits{Streams: *streams, ClientStreams: *clientStreams, ClientRooms: *clientRooms}
 	srv, err := web.New(cfg)
 	if err != nil {
 		return err

@@ -68,6 +68,7 @@ func New(cfg Config) *Service {
 	}
 	return &Service{store: cfg.Store, heartbeat: roomHeartbeat, shutdowns: map[*http.Server]chan struct{}{}, lan: lanAddrs,
 		creates: newRateLimiter(lim.CreateBurst, lim.CreateEvery, time.Now), streams: newStreamGate(lim.Streams, lim.ClientStreams),
+		owners:  newOwners(lim.ClientRooms),
 		proxies: hosts.Proxies(cfg.Trusted), follow: cfg.CheckState, example: cfg.Example, log: log}
 }
 
@@ -80,6 +81,7 @@ type Service struct {
 	// lan lists this machine's addresses a classroom may reach it on.
 	lan     func() []net.IP
 	creates *rateLimiter  // POST /rooms per client
+	owners  *owners       // the live rooms each client opened
 	streams *streamGate   // open event streams
 	proxies hosts.Proxies // proxies whose X-Forwarded-* headers count
 	refused refusals
@@ -204,11 +206,17 @@ func (rs *Service) Create(c echo.Context) error {
 			return err
 		}
 	}
-	if ok, wait := rs.creates.allow(clientOf(c)); !ok {
+	client := clientOf(c)
+	if ok, wait := rs.creates.allow(client); !ok {
 		return rs.refuse(refusedCreateRate, &httperr.Error{Code: httperr.TooMany, Msg: "too many rooms opened from this address, try again later",
 			RetryAfter: int(wait.Seconds()) + 1})
 	}
+	if !rs.reserveRoom(ctx, client) {
+		return rs.refuse(refusedClientRooms, &httperr.Error{Code: httperr.TooMany, RetryAfter: clientRoomsRetryAfter,
+			Msg: "too many open rooms opened from this address: end one (DELETE /rooms/{code}) or try again later"})
+	}
 	code, key, err := rs.store.Create(ctx)
+	rs.owners.settle(client, code)
 	if err != nil {
 		return rs.storeErr(err)
 	}
@@ -223,6 +231,35 @@ func (rs *Service) Create(c echo.Context) error {
 	h.Set("Location", "/rooms/"+code)
 	urls := rs.joinURLs(c, code)
 	return c.JSON(http.StatusCreated, roomJSON{Code: code, Key: key, JoinURL: urls[0], JoinURLs: urls, State: st.URL, Seq: st.Seq})
+}
+
+// clientRoomsRetryAfter is the Retry-After, in seconds, of a client at its
+// cap of live rooms: one may end or expire any time.
+const clientRoomsRetryAfter = 60
+
+// reserveRoom takes a place among client's live rooms for one more. At the
+// cap, the client's rooms are checked against the store first: those that
+// ended (closed, expired, lost) free their places. When the rooms of all
+// clients tracked pass their bound, every one is checked.
+func (rs *Service) reserveRoom(ctx context.Context, client string) bool {
+	if rs.owners.overBound() {
+		rs.forgetEnded(ctx, rs.owners.of(""))
+		rs.owners.rebound()
+	}
+	if rs.owners.reserve(client) {
+		return true
+	}
+	rs.forgetEnded(ctx, rs.owners.of(client))
+	return rs.owners.reserve(client)
+}
+
+// forgetEnded drops the codes of rooms the store no longer holds.
+func (rs *Service) forgetEnded(ctx context.Context, codes []string) {
+	for _, code := range codes {
+		if _, err := rs.store.Current(ctx, code); errors.Is(err, store.ErrNoRoom) {
+			rs.owners.drop(code)
+		}
+	}
 }
 
 // joinURLs are the addresses an audience can join a room from: the one
@@ -354,6 +391,7 @@ func (rs *Service) End(c echo.Context) error {
 	if err := rs.store.Close(c.Request().Context(), code, in.Key); err != nil {
 		return rs.storeErr(err)
 	}
+	rs.owners.drop(code)
 	return c.NoContent(http.StatusNoContent)
 }
 
