@@ -237,6 +237,23 @@ func TestWriteNeverOverwrites(t *testing.T) {
 	}
 }
 
+// Braces in what the session names itself (its title, its file name)
+// are text in the narration, never a placeholder: the lesson loads and
+// shows them.
+func TestBracesInTitle(t *testing.T) {
+	dir := t.TempDir()
+	s := read(t, "cc_plain.jsonl")
+	s.Title, s.File = "Fix {config loader and {x}", "a{b}.jsonl"
+	if _, err := Write(context.Background(), s, Options{Dir: dir, ID: "braces", Redacted: true, Now: now, Tokens: counter(t)}); err != nil {
+		t.Fatal(err)
+	}
+	l := load(t, dir, "braces")
+	sec, _ := l.Section("en", "about:intro")
+	if !strings.Contains(sec.Headline, `Fix \{config loader and \{x}`) {
+		t.Errorf("about:intro headline %q; want the title with its braces as text", sec.Headline)
+	}
+}
+
 // An import that crashed or was killed left its hidden directory with the
 // generated lesson; the next import into the same directory removes it,
 // and leaves one a run that started after it holds.
