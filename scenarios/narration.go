@@ -268,7 +268,7 @@ func parseNarration(name string, data []byte, md goldmark.Markdown, lim Limits) 
 	out := map[string]Section{}
 	var order []string
 	about, aboutFigs := 0, 0 // bytes and figures of the about: sections: every frame renders them
-	data = lessonfile.StripBOM(data)
+	data = lessonfile.Text(data)
 	lines := strings.Split(string(data), "\n")
 	if e := lessonfile.CheckText(name, data); e != nil {
 		e.Field = sectionAt(lines, e.Line)

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"unicode/utf16"
 
 	"ctxsim/scenarios"
 )
@@ -27,6 +28,7 @@ func TestLessonFileText(t *testing.T) {
 	}{
 		{name: "BOM in narration", lesson: tinyLesson, narration: bom + tinyNarration},
 		{name: "BOM in lesson.yaml", lesson: bom + tinyLesson, narration: tinyNarration},
+		{name: "UTF-16 lesson.yaml and narration", lesson: utf16LE(tinyLesson), narration: utf16LE(tinyNarration)},
 		{name: "CRLF narration", lesson: tinyLesson, narration: strings.ReplaceAll(tinyNarration, "\n", "\r\n")},
 		{name: "braces that are text", lesson: tinyLesson, narration: withSection(`A set \{a, b} and code "if x { y }", {"a": 1} and {{total}}.`)},
 		{"invalid UTF-8 in narration", tinyLesson, withSection("Bad \xff\xfe byte."), "narration.en.md", "@crossed", "byte 0xff is not UTF-8", 12},
@@ -62,6 +64,15 @@ func TestLessonFileText(t *testing.T) {
 			}
 		})
 	}
+}
+
+// utf16LE is s in UTF-16, little endian, after its byte-order mark.
+func utf16LE(s string) string {
+	b := []byte{0xff, 0xfe}
+	for _, u := range utf16.Encode([]rune(s)) {
+		b = append(b, byte(u), byte(u>>8))
+	}
+	return string(b)
 }
 
 // resolver fills every placeholder with "42" and holds every condition.

@@ -30,7 +30,7 @@ func (f *File) Name() string { return f.name }
 // byte-order mark at the start is read as nothing. Errors are *Error, with
 // the file, the line and the field.
 func Decode(name string, data []byte, v any) (*File, error) {
-	data = StripBOM(data)
+	data = Text(data)
 	if e := CheckText(name, data); e != nil {
 		e.Field = fieldOnLine(data, e.Line)
 		return nil, e

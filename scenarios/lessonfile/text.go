@@ -2,20 +2,51 @@ package lessonfile
 
 import (
 	"bytes"
+	"encoding/binary"
 	"fmt"
+	"unicode/utf16"
 	"unicode/utf8"
 )
 
-// bom is the UTF-8 byte-order mark some editors write at the start of a
-// file.
-var bom = []byte("\xef\xbb\xbf")
+// Byte-order marks some editors write at the start of a file: UTF-8's,
+// and UTF-16's (little and big endian).
+var (
+	bom     = []byte("\xef\xbb\xbf")
+	bom16LE = []byte("\xff\xfe")
+	bom16BE = []byte("\xfe\xff")
+)
 
-// StripBOM returns data without a byte-order mark at its start: every
-// lesson file may begin with one.
-func StripBOM(data []byte) []byte { return bytes.TrimPrefix(data, bom) }
+// Text returns a lesson file's bytes as UTF-8 without a byte-order mark:
+// every lesson file may begin with UTF-8's, and one that begins with
+// UTF-16's (as some Windows editors save) is read as UTF-16.
+func Text(data []byte) []byte {
+	switch {
+	case bytes.HasPrefix(data, bom):
+		return data[len(bom):]
+	case bytes.HasPrefix(data, bom16LE):
+		return fromUTF16(data[2:], binary.LittleEndian)
+	case bytes.HasPrefix(data, bom16BE):
+		return fromUTF16(data[2:], binary.BigEndian)
+	}
+	return data
+}
 
-// CheckText finds the first thing in data (a lesson file's text, its BOM
-// stripped) that a lesson file may not hold, as a page would show it
+// fromUTF16 decodes UTF-16 in the byte order order; a half character left
+// unpaired becomes U+FFFD, and an odd last byte 0xFF (which CheckText
+// refuses).
+func fromUTF16(b []byte, order binary.ByteOrder) []byte {
+	u := make([]uint16, len(b)/2)
+	for i := range u {
+		u[i] = order.Uint16(b[2*i:])
+	}
+	out := []byte(string(utf16.Decode(u)))
+	if len(b)%2 == 1 {
+		out = append(out, 0xff)
+	}
+	return out
+}
+
+// CheckText finds the first thing in data (a lesson file's Text) that a lesson file may not hold, as a page would show it
 // wrongly or a YAML parser would refuse it without saying where: bytes
 // that are not UTF-8, a control character other than tab, line feed and
 // carriage return (NUL, ESC, DEL, the C1 controls), a non-character

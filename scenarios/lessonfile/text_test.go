@@ -34,7 +34,12 @@ func TestCheckText(t *testing.T) {
 			t.Errorf("CheckText(%q) = %v; want line %d, %q", tt.in, e, tt.line, tt.msg)
 		}
 	}
-	if got := StripBOM([]byte("\xef\xbb\xbfid: x")); string(got) != "id: x" {
-		t.Errorf("StripBOM = %q", got)
+	for _, in := range []string{"\xef\xbb\xbfid: é\n", "\xff\xfei\x00d\x00:\x00 \x00\xe9\x00\n\x00", "\xfe\xff\x00i\x00d\x00:\x00 \x00\xe9\x00\n", "id: é\n"} {
+		if got := Text([]byte(in)); string(got) != "id: é\n" {
+			t.Errorf("Text(%q) = %q; want %q", in, got, "id: é\n")
+		}
+	}
+	if got := Text([]byte("\xff\xfei\x00d")); CheckText("f", got) == nil {
+		t.Errorf("Text of UTF-16 cut in a character = %q; CheckText accepts it", got)
 	}
 }
