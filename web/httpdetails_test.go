@@ -173,6 +173,16 @@ func TestHostRule(t *testing.T) {
 	if rec.Code != http.StatusMisdirectedRequest {
 		t.Errorf("POST /rooms through the proxy for another host = %d; want 421", rec.Code)
 	}
+	// Hostile hosts get 421 (or are an address or localhost), never a 5xx.
+	for _, host := range []string{"", strings.Repeat("a", 100_000), "évil.example", "[::1", "[zz]:80", "1.2.3.4:99999",
+		"localhost:abc", "local\x00host", "a b", "..", "example.com@evil.example", "localhost.", "127.1"} {
+		for _, path := range []string{"/rooms", "/", defaultState + "/1"} {
+			rec := roomRequestFrom(t, h, "POST", path, "", "192.0.2.10:1", "Host", host)
+			if rec.Code >= 500 || rec.Code == http.StatusMisdirectedRequest && path == "/rooms" && !json.Valid(rec.Body.Bytes()) {
+				t.Errorf("POST %s for host %.40q = %d %.200s", path, host, rec.Code, rec.Body.String())
+			}
+		}
+	}
 	// A static copy answers any host (the export renders through the
 	// handler as example.com).
 	if rec := roomRequestFrom(t, newStaticServer(t).Handler(), "GET", defaultState+"/1", "", "192.0.2.1:1", "Host", "anything.example"); rec.Code != http.StatusOK {
