@@ -130,9 +130,24 @@ func TestRoomsAfterNATSLostItsStore(t *testing.T) {
 	s := newServerWith(t, Config{Rooms: natsRooms(t, ns.ClientURL())})
 	h := s.Handler()
 	ts := startRoomHTTP(t, h)
-	if code, rooms := healthOf(t, h); code != http.StatusOK || rooms != "ok" {
-		t.Fatalf("/healthz with NATS up = %d, rooms %q; want 200, ok", code, rooms)
+	waitHealth := func(want string, within time.Duration) {
+		t.Helper()
+		deadline := time.Now().Add(within)
+		for {
+			code, rooms := healthOf(t, h)
+			if code != http.StatusOK {
+				t.Fatalf("/healthz = %d; want 200 (lessons are served)", code)
+			}
+			if rooms == want {
+				return
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("/healthz says rooms %q after %v; want %q", rooms, within, want)
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
 	}
+	waitHealth("ok", 5*time.Second)
 	room := openTestRoom(t, h, cmURL("en", cmPolicy, 1))
 	st := openEvents(t, http.DefaultClient, ts.URL+"/rooms/"+room.Code+"/events")
 	if ev := st.next(t, 2*time.Second); ev.data != cmURL("en", cmPolicy, 1) {
@@ -141,20 +156,7 @@ func TestRoomsAfterNATSLostItsStore(t *testing.T) {
 
 	ns.Shutdown()
 	ns.WaitForShutdown()
-	deadline := time.Now().Add(5 * time.Second)
-	for {
-		code, rooms := healthOf(t, h)
-		if code != http.StatusOK {
-			t.Fatalf("/healthz with NATS down = %d; want 200 (lessons are served)", code)
-		}
-		if rooms == "unavailable" {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("/healthz says rooms %q 5 s after NATS went down; want unavailable", rooms)
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+	waitHealth("unavailable", 5*time.Second)
 
 	ns2, err := natsembed.StartPort(t.TempDir(), port)
 	if err != nil {
@@ -162,7 +164,7 @@ func TestRoomsAfterNATSLostItsStore(t *testing.T) {
 	}
 	t.Cleanup(ns2.Shutdown)
 	back := time.Now()
-	deadline = back.Add(10 * time.Second)
+	deadline := back.Add(10 * time.Second)
 	for {
 		rec := roomCall(t, h, http.MethodPost, "/rooms", roomBody("", cmURL("en", cmPolicy, 2)))
 		if rec.Code == http.StatusCreated {
@@ -181,13 +183,5 @@ func TestRoomsAfterNATSLostItsStore(t *testing.T) {
 	if rec := roomCall(t, h, http.MethodGet, "/rooms/"+room.Code, ""); rec.Code != http.StatusNotFound {
 		t.Errorf("GET the lost room = %d; want 404", rec.Code)
 	}
-	for {
-		if _, rooms := healthOf(t, h); rooms == "ok" {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("/healthz does not say rooms ok 10 s after NATS came back")
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+	waitHealth("ok", 10*time.Second)
 }

@@ -136,6 +136,17 @@ func (l *rateLimiter) allow(client string) (bool, time.Duration) {
 	return true, 0
 }
 
+// refund gives back the token of a request that opened nothing (the store
+// failed): a presenter retrying while the store is down is not locked out
+// once it is back.
+func (l *rateLimiter) refund(client string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if b := l.m[client]; b != nil {
+		b.tokens = min(l.burst, b.tokens+1)
+	}
+}
+
 // forget drops the buckets that have refilled (those clients start full
 // again anyway), or else the one used least recently, so that many
 // clients at once cannot lock out a new one. The caller holds l.mu.

@@ -30,6 +30,25 @@ func TestRateLimiterTableFull(t *testing.T) {
 	}
 }
 
+// A request that opened nothing gives its token back.
+func TestRateLimiterRefund(t *testing.T) {
+	now := time.Date(2026, 11, 1, 9, 0, 0, 0, time.UTC)
+	l := newRateLimiter(2, time.Hour, func() time.Time { return now })
+	for range 2 {
+		l.allow("a")
+	}
+	l.refund("a")
+	if ok, _ := l.allow("a"); !ok {
+		t.Errorf("a refunded token is not there")
+	}
+	l.refund("a")
+	l.refund("a")
+	l.refund("a")
+	if l.m["a"].tokens != 2 {
+		t.Errorf("refunds filled the bucket past its burst: %v", l.m["a"].tokens)
+	}
+}
+
 // The rooms tracked per client stay bounded: past the bound every code is
 // checked against the store, and rooms that ended are forgotten, however
 // many clients opened them.

@@ -218,6 +218,7 @@ func (rs *Service) Create(c echo.Context) error {
 	code, key, err := rs.store.Create(ctx)
 	rs.owners.settle(client, code)
 	if err != nil {
+		rs.creates.refund(client)
 		return rs.storeErr(err)
 	}
 	var st store.State
