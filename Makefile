@@ -74,3 +74,4 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzRoomAPI$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 100x ./web
 	$(GO) test -run '^$$' -fuzz '^FuzzParseStateURL$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 100x ./web
 	$(GO) test -run '^$$' -fuzz '^FuzzLoad$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 100x ./scenarios
+	$(GO) test -run '^$$' -fuzz '^FuzzNarration$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 100x ./scenarios

@@ -146,7 +146,9 @@ func TestRunUsage(t *testing.T) {
 func httpGet(t *testing.T, h http.Handler, path string) string {
 	t.Helper()
 	rec := httptest.NewRecorder()
-	h.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, path, nil))
+	req := httptest.NewRequest(http.MethodGet, path, nil)
+	req.Host = "localhost" // a name serve answers to without -host
+	h.ServeHTTP(rec, req)
 	return rec.Body.String()
 }
 

@@ -17,6 +17,7 @@ import (
 	"ctxsim/sim"
 	"ctxsim/tokens"
 	"ctxsim/web"
+	"ctxsim/web/hosts"
 	"ctxsim/web/rooms"
 	"ctxsim/web/rooms/store"
 	"ctxsim/web/uploads"
@@ -33,6 +34,10 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	streams := fs.Int("max-streams", 0, "open room event streams per server (default 10000)")
 	clientStreams := fs.Int("max-client-streams", 0, "open room event streams per client address (default 500)")
 	uploadMemory := fs.Int("upload-memory", 0, "MiB of memory uploaded sessions may hold on this server (default 1024)")
+	clientRooms := fs.Int("max-client-rooms", 0, "live rooms one client address may have opened, those its streams keep open included (default 20)")
+	var hostNames []string
+	fs.Func("host", "NAME[,NAME]: a name this server answers to besides localhost and IP addresses, such as its public name (repeatable; others get 421)",
+		func(v string) error { hostNames = append(hostNames, v); return nil })
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -40,8 +45,11 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return fmt.Errorf("-trusted-proxy: %w", err)
 	}
-	if *streams < 0 || *clientStreams < 0 || *uploadMemory < 0 {
-		return errors.New("-max-streams, -max-client-streams, -upload-memory: want a positive number")
+	if _, err := hosts.New(hosts.ParseNames(hostNames), nil); err != nil {
+		return fmt.Errorf("-host: %w", err)
+	}
+	if *streams < 0 || *clientStreams < 0 || *clientRooms < 0 || *uploadMemory < 0 {
+		return errors.New("-max-streams, -max-client-streams, -max-client-rooms, -upload-memory: want a positive number")
 	}
 	log := slog.New(slog.NewTextHandler(stderr, nil))
 	roomStore, closeRooms, err := openRooms(ctx, *roomsURL, log)
@@ -61,8 +69,8 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
-	cfg.Rooms, cfg.TrustedProxies = roomStore, trusted
-	cfg.RoomLimits = rooms.Limits{Streams: *streams, ClientStreams: *clientStreams}
+	cfg.Rooms, cfg.TrustedProxies, cfg.Hosts = roomStore, trusted, hosts.ParseNames(hostNames)
+	cfg.RoomLimits = rooms.Limits{Streams: *streams, ClientStreams: *clientStreams, ClientRooms: *clientRooms}
 	cfg.Uploads, cfg.UploadLimits = shared, uploads.Limits{Memory: int64(*uploadMemory) << 20}
 	srv, err := web.New(cfg)
 	if err != nil {

@@ -20,6 +20,7 @@ import (
 	"ctxsim/scenarios/lessonfile"
 	"ctxsim/sim"
 	"ctxsim/summarizer"
+	"ctxsim/tmpdir"
 	"ctxsim/transcript"
 )
 
@@ -133,6 +134,7 @@ func lessonIDOf(s *transcript.Session, opt Options) (string, error) {
 // directory moved into place. An existing lesson directory is never
 // touched.
 func Write(ctx context.Context, s *transcript.Session, opt Options) (*Report, error) {
+	start := time.Now()
 	id, err := lessonIDOf(s, opt)
 	if err != nil {
 		return nil, err
@@ -151,18 +153,27 @@ func Write(ctx context.Context, s *transcript.Session, opt Options) (*Report, er
 	if err != nil {
 		return nil, err
 	}
-	if err := writeDir(opt.Dir, id, l.Files); err != nil {
+	if err := writeDir(opt.Dir, id, l.Files, start); err != nil {
 		return nil, err
 	}
 	return l.Report, nil
 }
 
-// writeDir writes files as the lesson directory id of dir: into a
-// temporary directory of dir, renamed into place.
-func writeDir(dir, id string, files map[string][]byte) error {
-	tmp, err := os.MkdirTemp(dir, ".import-"+id+"-")
+// stagingPrefix starts the names of the hidden directories an import
+// writes into.
+const stagingPrefix = ".import-"
+
+// writeDir writes files as the lesson directory id of dir: into a hidden
+// temporary directory of dir, renamed into place. The hidden directories
+// of imports into dir that were interrupted before start (a crash, a kill)
+// are removed first.
+func writeDir(dir, id string, files map[string][]byte, start time.Time) error {
+	if _, err := tmpdir.RemoveStale(dir, stagingPrefix, start); err != nil {
+		return err
+	}
+	tmp, err := tmpdir.Make(dir, stagingPrefix+id+"-")
 	if err != nil {
-		return fmt.Errorf("create a temporary directory in %s: %w", dir, err)
+		return err
 	}
 	defer os.RemoveAll(tmp)
 	if err := os.Mkdir(filepath.Join(tmp, id), 0o755); err != nil {

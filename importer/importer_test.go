@@ -237,6 +237,52 @@ func TestWriteNeverOverwrites(t *testing.T) {
 	}
 }
 
+// Braces in what the session names itself (its title, its file name)
+// are text in the narration, never a placeholder: the lesson loads and
+// shows them.
+func TestBracesInTitle(t *testing.T) {
+	dir := t.TempDir()
+	s := read(t, "cc_plain.jsonl")
+	s.Title, s.File = "Fix {config loader and {x}", "a{b}.jsonl"
+	if _, err := Write(context.Background(), s, Options{Dir: dir, ID: "braces", Redacted: true, Now: now, Tokens: counter(t)}); err != nil {
+		t.Fatal(err)
+	}
+	l := load(t, dir, "braces")
+	sec, _ := l.Section("en", "about:intro")
+	if !strings.Contains(sec.Headline, `Fix \{config loader and \{x}`) {
+		t.Errorf("about:intro headline %q; want the title with its braces as text", sec.Headline)
+	}
+}
+
+// An import that crashed or was killed left its hidden directory with the
+// generated lesson; the next import into the same directory removes it,
+// and leaves one a run that started after it holds.
+func TestWriteRemovesCrashedImport(t *testing.T) {
+	dir := t.TempDir()
+	crashed := filepath.Join(dir, ".import-session-x-123")
+	if err := os.MkdirAll(filepath.Join(crashed, "session-x"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(crashed, "session-x", "lesson.yaml"), []byte("id: session-x\n"), 0o644)
+	past := time.Now().Add(-10 * time.Minute)
+	os.Chtimes(crashed, past, past)
+	later := filepath.Join(dir, ".import-session-y-456")
+	os.Mkdir(later, 0o755)
+	future := time.Now().Add(time.Hour)
+	os.Chtimes(later, future, future)
+	if _, err := Write(context.Background(), read(t, "cc_plain.jsonl"), Options{Dir: dir, Redacted: true, Now: now, Tokens: counter(t)}); err != nil {
+		t.Fatal(err)
+	}
+	entries, _ := os.ReadDir(dir)
+	var names []string
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	if strings.Join(names, " ") != ".import-session-y-456 session-cc-plain" {
+		t.Errorf("after the import %s holds %q; want the lesson and the later run's directory only", dir, names)
+	}
+}
+
 func snapshot(t *testing.T, dir string) string {
 	t.Helper()
 	var b strings.Builder

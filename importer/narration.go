@@ -163,7 +163,7 @@ type about struct {
 }
 
 func aboutOf(t *lessonfile.Texts, lang string, s *transcript.Session, info aboutInfo) (*about, error) {
-	a := &about{Title: titleOf(s), File: s.File, Format: string(s.Format), Model: s.Model, Redacted: info.redacted,
+	a := &about{Title: textBraces(titleOf(s)), File: textBraces(s.File), Format: string(s.Format), Model: textBraces(s.Model), Redacted: info.redacted,
 		SystemRecorded: strings.TrimSpace(s.System) != "", CompactionsN: len(s.Compactions), Generated: info.generated}
 	if !s.Started.IsZero() {
 		a.Dates = fmt.Sprintf("%s – %s UTC", s.Started.UTC().Format("2006-01-02 15:04"), s.Ended.UTC().Format("2006-01-02 15:04"))
@@ -194,6 +194,10 @@ func aboutOf(t *lessonfile.Texts, lang string, s *transcript.Session, info about
 	}
 	return a, nil
 }
+
+// textBraces writes the braces of a value from the session as braces that
+// are text in narration (\{), never a placeholder.
+func textBraces(v string) string { return strings.ReplaceAll(v, "{", `\{`) }
 
 func titleOf(s *transcript.Session) string {
 	if s.Title != "" {

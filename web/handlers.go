@@ -16,7 +16,24 @@ import (
 	"ctxsim/web/uploads"
 )
 
-func (s *Server) healthz(c echo.Context) error { return c.String(http.StatusOK, "ok\n") }
+// healthz answers 200 while the server serves lessons, for supervisors
+// and load balancers, with what works: {"lessons": "ok", "rooms": "ok"},
+// rooms "unavailable" while the room store cannot be used (NATS down, or
+// its bucket being made again after NATS lost it).
+func (s *Server) healthz(c echo.Context) error {
+	rooms := "ok"
+	if err := s.rooms.Health(c.Request().Context()); err != nil {
+		rooms = "unavailable"
+	}
+	c.Response().Header().Set(echo.HeaderCacheControl, "no-store")
+	return c.JSON(http.StatusOK, healthJSON{Lessons: "ok", Rooms: rooms})
+}
+
+// healthJSON is the body of /healthz.
+type healthJSON struct {
+	Lessons string `json:"lessons"`
+	Rooms   string `json:"rooms"`
+}
 
 // index lists the lessons in the visitor's language. /en and /ja name it;
 // "/" resolves it from the cookie or Accept-Language, so it varies on

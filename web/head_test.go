@@ -1,11 +1,13 @@
 package web
 
 import (
+	"context"
 	"encoding/json"
 	"io"
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestHeadOnEveryGetRoute walks the route table: every GET route has
@@ -38,14 +40,20 @@ func TestHeadOnEveryGetRoute(t *testing.T) {
 		"/:lang/:lesson/:policy/vs/:b/:step": {vs + "/8"},
 		"/:lang/:lesson/:policy/vs/:b/:step/:view": {vs + "/8/present"},
 	}
-	// The event stream is GET only: a HEAD would hold the connection open.
+	// The event stream never ends: GET is read up to its headers only.
 	const stream = "/rooms/:code/events"
 	client := &http.Client{
 		Transport:     &http.Transport{DisableCompression: true}, // we set Accept-Encoding and read the raw bytes
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
 	}
 	for _, r := range s.echo.Routes() {
-		if r.Method != http.MethodGet || r.Path == stream {
+		if r.Method != http.MethodGet {
+			continue
+		}
+		if r.Path == stream {
+			for _, c := range []string{code, "ZZZZZZ"} {
+				headEvents(t, client, ts.URL+"/rooms/"+c+"/events")
+			}
 			continue
 		}
 		urls, ok := examples[r.Path]
@@ -72,6 +80,36 @@ func TestHeadOnEveryGetRoute(t *testing.T) {
 					}
 				}
 			}
+		}
+	}
+}
+
+// headEvents checks that HEAD on an event stream answers at once what GET
+// starts with (status, type, caching), with no body and no stream held.
+func headEvents(t *testing.T, client *http.Client, url string) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	g, err := client.Do(req)
+	if err != nil {
+		t.Fatalf("GET %s: %v", url, err)
+	}
+	defer g.Body.Close()
+	hctx, hcancel := context.WithTimeout(t.Context(), 5*time.Second)
+	defer hcancel()
+	hreq, _ := http.NewRequestWithContext(hctx, http.MethodHead, url, nil)
+	h, err := client.Do(hreq)
+	if err != nil {
+		t.Fatalf("HEAD %s: %v (a HEAD must not wait on the stream)", url, err)
+	}
+	h.Body.Close()
+	if h.StatusCode != g.StatusCode {
+		t.Errorf("HEAD %s = %d; GET = %d", url, h.StatusCode, g.StatusCode)
+	}
+	for _, k := range []string{"Content-Type", "Cache-Control"} {
+		if h.Header.Get(k) != g.Header.Get(k) {
+			t.Errorf("HEAD %s %s = %q; GET has %q", url, k, h.Header.Get(k), g.Header.Get(k))
 		}
 	}
 }

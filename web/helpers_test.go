@@ -10,11 +10,15 @@ import (
 	"ctxsim/web/uploads"
 )
 
+// testHosts are the names test servers answer to besides localhost and IP
+// addresses: example.com is the host of httptest.NewRequest.
+var testHosts = []string{"example.com"}
+
 // builtins is the configuration of a server over the built-in lessons,
 // loaded once per test binary.
 func builtins() (Config, error) {
 	b, err := testlessons.Builtin()
-	return Config{Lessons: b.Lessons, Tokens: b.Tokens}, err
+	return Config{Lessons: b.Lessons, Tokens: b.Tokens, Hosts: testHosts}, err
 }
 
 // sharedServer builds the Server once per test binary: loading o200k_base
@@ -40,6 +44,7 @@ func newServerWith(t testing.TB, cfg Config) *Server {
 		t.Fatalf("load lessons: %v", err)
 	}
 	cfg.Lessons, cfg.Tokens = base.Lessons, base.Tokens
+	cfg.Hosts = append(cfg.Hosts, testHosts...)
 	s, err := New(cfg)
 	if err != nil {
 		t.Fatalf("build server: %v", err)

@@ -26,7 +26,7 @@ var importedServer = sync.OnceValues(func() (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	return New(Config{Lessons: append(append([]*scenarios.Lesson{}, base.Lessons...), extra...), Tokens: base.Tokens})
+	return New(Config{Lessons: append(append([]*scenarios.Lesson{}, base.Lessons...), extra...), Tokens: base.Tokens, Hosts: testHosts})
 })
 
 // TestImportedLessons: an imported session is a lesson like any other.
@@ -154,7 +154,7 @@ func TestLongSession(t *testing.T) {
 		t.Fatal(err)
 	}
 	l := s0.lib().byID["session-grouped"]
-	s, err := New(Config{Lessons: []*scenarios.Lesson{l}, Tokens: s0.tok, LongRun: 1})
+	s, err := New(Config{Lessons: []*scenarios.Lesson{l}, Tokens: s0.tok, LongRun: 1, Hosts: testHosts})
 	if err != nil {
 		t.Fatal(err)
 	}

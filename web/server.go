@@ -21,6 +21,8 @@ import (
 	"ctxsim/scenarios"
 	"ctxsim/sim"
 	"ctxsim/transcript"
+	"ctxsim/web/hosts"
+	"ctxsim/web/httperr"
 	"ctxsim/web/page"
 	"ctxsim/web/rooms"
 	"ctxsim/web/rooms/store"
@@ -42,6 +44,11 @@ type Config struct {
 	// this site (same-origin check). None by default: the peer address is
 	// the client.
 	TrustedProxies []netip.Prefix
+	// Hosts are the names this server answers to besides localhost and IP
+	// addresses (serve -host): a request that asks for another host (Host,
+	// or a trusted proxy's X-Forwarded-Host) gets 421, as a DNS-rebinding
+	// page's would. A static copy answers any host.
+	Hosts []string
 
 	// PageCacheBytes bounds the rendered pages kept in memory, with their
 	// compressed encodings: 64 MiB when 0, nothing kept when negative.
@@ -85,6 +92,7 @@ type Server struct {
 	runs    *runs           // the lessons' runs: kept presets, cached replays (runs.go)
 	pages   *page.Builder   // builds every page from a lesson, a state and its runs
 	encoded map[string]bool // route paths whose handlers pick their own content coding
+	hosts   *hosts.Rule     // the hosts this server answers to; nil for a static copy
 	export  bool            // pages for a static copy (Config.Static)
 	trusted []netip.Prefix  // Config.TrustedProxies
 	// uploads are the uploaded sessions (nil in a static copy); receiving
@@ -152,6 +160,11 @@ func New(cfg Config) (*Server, error) {
 	if rs == nil {
 		rs = store.NewMemory(time.Now, store.DefaultLimits())
 	}
+	if !s.export {
+		if s.hosts, err = hosts.New(cfg.Hosts, cfg.TrustedProxies); err != nil {
+			return nil, err
+		}
+	}
 	s.rooms = rooms.New(rooms.Config{Store: rs, Limits: cfg.RoomLimits, Trusted: cfg.TrustedProxies, CheckState: s.followState,
 		Example: s.exampleState(), Log: s.log})
 	s.echo = s.newEcho(cfg.TrustedProxies)
@@ -163,22 +176,40 @@ func (s *Server) newEcho(trusted []netip.Prefix) *echo.Echo {
 	e.HideBanner, e.HidePort = true, true
 	e.HTTPErrorHandler = s.handleError
 	e.IPExtractor = ipExtractor(trusted)
-	// A typed or pasted URL with a trailing slash finds its page.
-	e.Pre(middleware.RemoveTrailingSlashWithConfig(middleware.TrailingSlashConfig{RedirectCode: http.StatusMovedPermanently}))
-	e.Use(middleware.Recover())
-	e.Use(middleware.SecureWithConfig(middleware.SecureConfig{
+	// Before routing, so that every response has them: redirects, 404s,
+	// 405s, 413s and 421s too.
+	e.Pre(middleware.Recover())
+	e.Pre(middleware.SecureWithConfig(middleware.SecureConfig{
 		XSSProtection:         "0",
 		ContentTypeNosniff:    "nosniff",
 		XFrameOptions:         "DENY",
 		ReferrerPolicy:        "same-origin",
 		ContentSecurityPolicy: ContentSecurityPolicy,
 	}))
+	e.Pre(s.checkHost)
+	// A typed or pasted URL with a trailing slash finds its page.
+	e.Pre(middleware.RemoveTrailingSlashWithConfig(middleware.TrailingSlashConfig{RedirectCode: http.StatusMovedPermanently}))
 	e.Use(middleware.BodyLimitWithConfig(middleware.BodyLimitConfig{Limit: "64K",
 		Skipper: func(c echo.Context) bool { return c.Path() == "/sessions" }})) // an upload has its own limit (maxUploadBody)
 	e.Use(privateUploads)
 	e.Use(s.dynamicGzip())
 	s.routes(e)
 	return e
+}
+
+// checkHost answers 421 to a request for a host this server does not
+// answer to (Config.Hosts). /healthz answers any host: supervisors and
+// load balancers probe it by whatever name they know.
+func (s *Server) checkHost(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		r := c.Request()
+		if s.hosts == nil || r.URL.Path == "/healthz" || s.hosts.Allows(r) {
+			return next(c)
+		}
+		host := httperr.Quote(s.hosts.Asked(r))
+		return &httperr.Error{Code: httperr.Misdirected, Msg: "this server does not answer to the host " + host + " (serve -host NAME adds a name)",
+			Key: "ui.error.misdirected", Args: map[string]string{"host": host}}
+	}
 }
 
 // ContentSecurityPolicy allows scripts and styles from this origin only: no

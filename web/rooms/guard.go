@@ -1,12 +1,13 @@
 package rooms
 
 import (
-	"net"
 	"net/http"
 	"net/netip"
 	"time"
 
 	"github.com/labstack/echo/v4"
+
+	"ctxsim/web/hosts"
 )
 
 // The guards of the rooms' writes, for the site's other writes too (an
@@ -17,29 +18,7 @@ import (
 // browser (see sameOrigin). With trusted proxies in front, the host one
 // of them says the browser used counts as this site too.
 func SameSite(r *http.Request, trusted []netip.Prefix) bool {
-	fwd := ""
-	if fromTrustedProxy(r, trusted) {
-		fwd = r.Header.Get("X-Forwarded-Host")
-	}
-	return sameOrigin(r, fwd)
-}
-
-// fromTrustedProxy reports whether the request's peer is a trusted proxy.
-func fromTrustedProxy(r *http.Request, trusted []netip.Prefix) bool {
-	host, _, err := net.SplitHostPort(r.RemoteAddr)
-	if err != nil {
-		return false
-	}
-	a, err := netip.ParseAddr(host)
-	if err != nil {
-		return false
-	}
-	for _, p := range trusted {
-		if p.Contains(a.Unmap()) {
-			return true
-		}
-	}
-	return false
+	return sameOrigin(r, hosts.Proxies(trusted).Asked(r))
 }
 
 // Client is the address a request is limited by (see clientOf).
