@@ -45,6 +45,10 @@ type Card struct {
 	// CountFrom is the first version (1-based) sized by its own o200k_base
 	// count rather than Tokens: the summaries ctxsim record added. 0: none.
 	CountFrom int
+	// Encrypted: the recorded summary is an item the provider encrypted,
+	// which no one can read; the card's text only says so. A recorded
+	// session's usage sizes it (see ProviderUsage).
+	Encrypted bool
 }
 
 // counted reports whether version v (1-based) of the card is sized by its
@@ -233,6 +237,9 @@ func (r *compactionRun) compactRange(h *harness, n int, emergency bool, mode []s
 	f.Pending = &pending
 
 	h.msgs = append([]Block{sum}, h.msgs[n:]...)
+	for _, m := range h.mechs {
+		m.afterCompaction(h)
+	}
 	c.after = h.total()
 	c.stillAbove = r.on && c.after > r.threshold
 	ce := Event{Type: EventCompaction, Tokens: c.before - c.after}
@@ -304,6 +311,9 @@ func (r *compactionRun) summarize(h *harness, rng []Block) Block {
 				Covers: ids, Provenance: v.Provenance}}
 		if h.l.Counted || b.Tokens == 0 || card.counted(r.version) {
 			b.Tokens = h.count(b.Content)
+		}
+		if h.calib != nil && r.version == 1 {
+			h.calib.size(&b)
 		}
 		return b
 	}

@@ -23,6 +23,10 @@ type Card struct {
 	// history cards); a compaction card has none.
 	Strategy string `yaml:"strategy,omitempty"`
 	Prompt   string `yaml:"prompt,omitempty"` // what ctxsim record asks for this card (default: the file's)
+	// Encrypted: the summary the recorded session compacted to is an item
+	// the provider encrypted (Codex): its text only says so, and the
+	// session's usage sizes it.
+	Encrypted bool `yaml:"encrypted,omitempty"`
 }
 
 // Version is one text of a card, with where it comes from.
