@@ -1,6 +1,7 @@
 package importer
 
 import (
+	"ctxsim/scenarios"
 	"ctxsim/scenarios/lessonfile"
 	"ctxsim/sim"
 	"ctxsim/summarizer"
@@ -11,9 +12,10 @@ import (
 // every language (the templates of narration.LANG.md.tmpl). The first
 // template that fails is kept in err: the files are not written then.
 type words struct {
-	t    *lessonfile.Texts
-	file string // the session file
-	err  error
+	t     *lessonfile.Texts
+	file  string // the session file
+	model string // the session's model
+	err   error
 }
 
 // text is template name with data, in every language.
@@ -25,19 +27,46 @@ func (w *words) text(name string, data any) sim.Text {
 	return t
 }
 
-// compaction says where a recorded summary comes from.
+// line is template name with data in the first language: a text the
+// lesson holds in one language only (a card's text).
+func (w *words) line(name string, data any) string {
+	t, err := w.t.In(scenarios.Languages[0], name, data)
+	if err != nil && w.err == nil {
+		w.err = err
+	}
+	return t
+}
+
+// compaction says where a recorded summary comes from: the file and
+// line, the session's model, and the model call that wrote it where the
+// file beside the session records it.
 func (w *words) compaction(c transcript.Compaction) sim.Text {
 	data := struct {
-		File, Trigger, Time string
-		Line, PreTokens     int
-	}{File: w.file, Trigger: c.Trigger, Line: c.Line, PreTokens: max(c.PreTokens, 0)}
+		File, Trigger, Time, Model string
+		Line, PreTokens            int
+		Call                       *compactCall
+	}{File: w.file, Trigger: c.Trigger, Line: c.Line, PreTokens: max(c.PreTokens, 0), Model: w.model}
 	if data.Trigger == "" {
 		data.Trigger = "unknown"
 	}
 	if !c.Time.IsZero() {
 		data.Time = c.Time.UTC().Format("2006-01-02 15:04 UTC")
 	}
+	if cc := c.Call; cc != nil {
+		data.Call = &compactCall{File: cc.File, Model: cc.Model, Sent: len(cc.Prompt)}
+		if u := cc.Usage; u != nil {
+			data.Call.Tokens, data.Call.Read, data.Call.Written = u.InputTotal(), u.CacheRead, u.CacheCreation
+		}
+	}
 	return w.text("compaction-provenance", data)
+}
+
+// compactCall is what a summary's provenance says of the model call that
+// wrote it.
+type compactCall struct {
+	File, Model           string
+	Tokens, Read, Written int // its request by the provider's count (0: not recorded)
+	Sent                  int // the messages it was sent after the session's
 }
 
 // summarizer says where a summary the summarizer wrote at import comes

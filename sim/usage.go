@@ -71,7 +71,11 @@ func (u ProviderUsage) start(h *harness) hooks {
 	if c.requests > 0 {
 		h.calib = c
 	}
-	return &usageRun{cal: c}
+	r := &usageRun{cal: c}
+	for _, st := range h.l.Trace {
+		r.requests = r.requests || st.ShowRequest
+	}
+	return r
 }
 
 // Calibrated reports whether l sizes its blocks by the provider's
@@ -131,7 +135,7 @@ func (c *calibration) unseenAfter(k int) int {
 
 // pending is a block a recorded request has not sized yet: its id, its
 // o200k_base count, and whether its text is not what the provider read
-// (an encrypted summary: sized by what the request holds beyond the rest).
+// (an opaque summary: sized by what the request holds beyond the rest).
 type pending struct {
 	id     string
 	count  int
@@ -160,7 +164,7 @@ func calibrate(l *Lesson, tok Tokenizer) *calibration {
 			if card == nil || len(card.Versions) == 0 {
 				continue
 			}
-			w.compact(pending{id: card.ID, count: tok.Count(card.Versions[0].Content), opaque: card.Encrypted})
+			w.compact(pending{id: card.ID, count: tok.Count(card.Versions[0].Content), opaque: card.Opaque})
 		case StepMessages:
 			for i := range st.Messages {
 				m := &st.Messages[i]
@@ -237,7 +241,7 @@ func (w *walk) request(p int) {
 
 // first sizes the first recorded request of the session or after a
 // compaction: what entered keeps its o200k_base count and the unseen
-// block is the rest, but for an encrypted summary, which is the rest.
+// block is the rest, but for an opaque summary, which is the rest.
 func (w *walk) first(p int, n []int, sum int) {
 	for i, b := range w.pending {
 		if !b.opaque {
@@ -299,10 +303,11 @@ func share(n int, weights []int) []int {
 
 type usageRun struct {
 	base
-	cal    *calibration
-	sized  bool // the trace gives every size: no calibration, no estimates
-	comps  int
-	unseen int // the unseen block's size now
+	cal      *calibration
+	sized    bool // the trace gives every size: no calibration, no estimates
+	requests bool // the trace shows steps as their requests: the request frames carry the provider's count
+	comps    int
+	unseen   int // the unseen block's size now
 }
 
 // sessionStart puts the unseen block in the header: the system block when
@@ -376,12 +381,13 @@ func (r *usageRun) frame(h *harness, f *Frame, fc frameCtx) {
 		f.Legend = "legend.usage-estimates"
 	}
 	if fc.request {
+		f.Figures = append(f.Figures, count("request", 1)) // narration's {?request}: the frame is a model call's request
 		if m := h.next; m != nil && m.Usage != nil {
 			r.request(f, *m.Usage)
 		}
 		return
 	}
-	if !h.cur.ShowRequest {
+	if !r.requests {
 		r.answered(f)
 	}
 }
