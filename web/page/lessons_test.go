@@ -1,6 +1,8 @@
 package page
 
 import (
+	"slices"
+	"strconv"
 	"testing"
 
 	"ctxsim/scenarios"
@@ -30,6 +32,46 @@ func TestNarrationTruthImported(t *testing.T) {
 		t.Run(l.ID, func(t *testing.T) {
 			t.Parallel()
 			checkTruthOf(t, l)
+		})
+	}
+}
+
+// TestNarrationTruthCalibrated: the narration the importer writes is
+// true in every state of every preset policy of the sessions drawn as
+// the provider counted them, at their own window and at small ones (the
+// shared real session, the shapes fixtures, Codex compactions); the small
+// ones at every threshold from 1 to 100 too, the real session at every
+// threshold with compaction on.
+func TestNarrationTruthCalibrated(t *testing.T) {
+	ls, err := testlessons.Calibrated()
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := testlessons.Builtin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range ls {
+		t.Run(l.ID, func(t *testing.T) {
+			t.Parallel()
+			s, err := prepare(b.Tokens, []*scenarios.Lesson{l})
+			if err != nil {
+				t.Fatalf("prepare %s: %v", l.ID, err)
+			}
+			ps := truthPolicies(l)
+			if len(l.Trace) > 40 {
+				ps = l.PresetPolicies()
+				on, err := l.With(l.DefaultPolicy(), "compaction", "on")
+				if err != nil {
+					t.Fatal(err)
+				}
+				for v := 1; v <= 100; v++ {
+					if p, err := l.With(on, "threshold", strconv.Itoa(v)); err == nil && !slices.Contains(ps, p) {
+						ps = append(ps, p)
+					}
+				}
+			}
+			checkTruthOver(t, s, l, ps)
 		})
 	}
 }

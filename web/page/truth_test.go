@@ -48,6 +48,11 @@ func TestNarrationTruth(t *testing.T) {
 }
 
 func checkLessonTruth(t *testing.T, s *fixture, l *scenarios.Lesson) {
+	checkTruthOver(t, s, l, truthPolicies(l))
+}
+
+// checkTruthOver checks the narration of l's runs under ps.
+func checkTruthOver(t *testing.T, s *fixture, l *scenarios.Lesson, ps []sim.Policy) {
 	lessonFigures := presetFigures(s, l)
 	for _, lang := range languages() {
 		declared := declaredFigures(t, l, lang)
@@ -58,7 +63,7 @@ func checkLessonTruth(t *testing.T, s *fixture, l *scenarios.Lesson) {
 		}
 		names := vocabulary(s, l, lang)
 		failures := 0
-		for _, p := range truthPolicies(l) {
+		for _, p := range ps {
 			r, err := s.run(l, p)
 			if err != nil {
 				t.Fatalf("Run(%s): %v", p, err)

@@ -120,6 +120,80 @@ var Imported = sync.OnceValues(func() ([]*scenarios.Lesson, error) {
 	return scenarios.Load(os.DirFS(lessons), "lessons", base.Tokens)
 })
 
+// RealSession is the shared real Claude Code session (marot/spotter,
+// MIT) in the transcript package's test data.
+const RealSession = "claude-code-real/4d5611e5-241a-462a-8d15-5122611a9569.jsonl"
+
+// CalibratedFile is a session file Calibrated imports, with the window
+// it is imported at (0: the model family's) and the lesson id.
+type CalibratedFile struct {
+	Path   string // in transcript/testdata
+	Window int
+	ID     string
+}
+
+// CalibratedFiles are the sessions Calibrated imports: the shared real
+// session, the shapes fixtures of Claude Code (unknown fields included),
+// Codex and Gemini, and small Codex and Claude files with compactions,
+// at their model family's window and at small windows that refuse and
+// compact early.
+var CalibratedFiles = []CalibratedFile{
+	{RealSession, 0, "real"},
+	{RealSession, 60000, "real-60k"},
+	{"shapes/claude/small.jsonl", 0, "shape-cc-small"},
+	{"shapes/claude/large.jsonl", 0, "shape-cc-large"},
+	{"shapes/claude/large.jsonl", 2103, "shape-cc-large-2103"},
+	{"shapes/claude/schema_drift.jsonl", 0, "shape-cc-drift"},
+	{"shapes/claude/subagent/0a1b2c3d-4e5f-4061-8071-2a3b4c5d6e7f.jsonl", 0, "shape-cc-subagent"},
+	{"shapes/codex/small.jsonl", 0, "shape-cx-small"},
+	{"shapes/codex/small.jsonl", 2103, "shape-cx-small-2103"},
+	{"shapes/codex/large.jsonl", 0, "shape-cx-large"},
+	{"shapes/gemini/jsonl_v040.jsonl", 0, "shape-gemini"},
+	{"cx_compaction.jsonl", 0, "cx-compaction"},
+	{"cx_compaction.jsonl", 5000, "cx-compaction-5000"},
+	{"cx_local_compaction.jsonl", 0, "cx-local-compaction"},
+	{"cc_compaction.jsonl", 2103, "cc-compaction-2103"},
+	{"cc_plain.jsonl", 5000, "cc-plain-5000"},
+}
+
+// Calibrated are the CalibratedFiles imported, by the importer, as serve
+// loads them (in that order).
+var Calibrated = sync.OnceValues(func() ([]*scenarios.Lesson, error) {
+	base, err := Builtin()
+	if err != nil {
+		return nil, err
+	}
+	dir, err := os.MkdirTemp("", "ctxsim-calibrated-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(dir)
+	testdata := filepath.Join(root(), "transcript", "testdata")
+	for _, in := range CalibratedFiles {
+		s, err := transcript.Read(filepath.Join(testdata, in.Path), transcript.Options{Redact: true, Home: "/home/alice"})
+		if err != nil {
+			return nil, err
+		}
+		if _, err := importer.Write(context.Background(), s, importer.Options{Dir: dir, ID: in.ID, Window: in.Window, Redacted: true,
+			Now: time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC), Tokens: base.Tokens}); err != nil {
+			return nil, err
+		}
+	}
+	ls, err := scenarios.Load(os.DirFS(dir), "lessons", base.Tokens)
+	if err != nil {
+		return nil, err
+	}
+	byID := map[string]*scenarios.Lesson{}
+	for _, l := range ls {
+		byID[l.ID] = l
+	}
+	out := make([]*scenarios.Lesson, len(CalibratedFiles))
+	for i, in := range CalibratedFiles {
+		out[i] = byID[in.ID]
+	}
+	return out, nil
+})
+
 // catalogKey is what a missing catalog message reads like on a page: its
 // key (catalog.Messages.T returns the key when the message is missing).
 var catalogKey = regexp.MustCompile(`\b(ui|panel|event|badge|kind|role|param|value|origin|cache|diff|legend|line|rules|counters|pass|cost|block|help|js)\.[a-z][a-z0-9_=-]*(\.[a-z0-9_=-]+)*`)
