@@ -43,6 +43,9 @@ type Options struct {
 	// MaxSteps is about the most steps the trace gets (0: 300): a longer
 	// session has several model responses to a step.
 	MaxSteps int
+	// Title is the lesson's title by language (nil: "Imported session:"
+	// and the session's title or id).
+	Title sim.Text
 	// Origin says where the session file comes from (its publisher, its
 	// licence), shown in the lesson's source line and its about section;
 	// "" for a session of your own.
@@ -356,13 +359,16 @@ func (im *imp) lessonFile() (*lessonfile.Lesson, error) {
 		return nil, err
 	}
 	lf := &lessonfile.Lesson{
-		ID: im.id, Order: 100, Title: w.text("title", titleOf(s)),
+		ID: im.id, Order: 100, Title: im.opt.Title,
 		Source: w.text("source", struct{ File, Format, Day, Origin string }{s.File, string(s.Format), im.opt.Now.UTC().Format("2006-01-02"), im.opt.Origin}),
 		Window: im.window, Sizes: "counted", Draw: scenarios.DrawBlocks,
 		Recorded: &lessonfile.Recording{File: s.File, Format: string(s.Format), Model: s.Model, Started: stamp(s.Started), Ended: stamp(s.Ended),
 			Imported: im.opt.Now.UTC().Format(time.RFC3339), Redacted: redacted(im.opt.Redacted, s.Redactions)},
 		System: im.system(),
 		Trace:  im.t.steps,
+	}
+	if lf.Title == nil {
+		lf.Title = w.text("title", titleOf(s))
 	}
 	if im.t.calls > 0 {
 		lf.Draw = scenarios.DrawPairs

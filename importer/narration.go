@@ -80,14 +80,15 @@ func narration(t *lessonfile.Texts, lang string, s *transcript.Session, tr *trac
 // entered before the step began); its body names each other block under
 // a condition that it is in the window.
 type stepView struct {
-	Carried string   // a recorded summary the file starts from
-	User    []string // the step's user messages
-	Kept    []string // user messages a compaction kept
-	End     bool     // the frame after the session's last answer
-	Call    string   // the headline's call (what entered before the step), by call id
-	Text    string   // the headline's answer text, when no call entered
-	Items   []item   // the blocks the body names, up to groupItems
-	More    bool     // and more than those
+	Carried   string   // a recorded summary the file starts from
+	User      []string // the step's user messages
+	Kept      []string // user messages a compaction kept
+	End       bool     // the frame after the session's last answer
+	Compacted bool     // the first frame after the point where the recorded session compacted
+	Call      string   // the headline's call (what entered before the step), by call id
+	Text      string   // the headline's answer text, when no call entered
+	Items     []item   // the blocks the body names, up to groupItems
+	More      bool     // and more than those
 }
 
 // groupItems is how many blocks a step's narration names.
@@ -98,6 +99,8 @@ func stepOf(k stepKind) stepView {
 	v := stepView{Carried: k.carried, User: k.user, Kept: k.kept, End: k.end}
 	for _, it := range k.carry {
 		switch {
+		case strings.HasPrefix(it.ID, "c") && it.Call == "":
+			v.Compacted = true // a card: the summary the session compacted to
 		case it.Call != "" && v.Call == "":
 			v.Call = it.Call
 		case it.Call == "" && v.Text == "" && strings.HasPrefix(it.ID, "a"):

@@ -1,6 +1,8 @@
 package importer
 
 import (
+	"strconv"
+
 	"ctxsim/scenarios"
 	"ctxsim/scenarios/lessonfile"
 	"ctxsim/sim"
@@ -42,10 +44,13 @@ func (w *words) line(name string, data any) string {
 // file beside the session records it.
 func (w *words) compaction(c transcript.Compaction) sim.Text {
 	data := struct {
-		File, Trigger, Time, Model string
-		Line, PreTokens            int
-		Call                       *compactCall
-	}{File: w.file, Trigger: c.Trigger, Line: c.Line, PreTokens: max(c.PreTokens, 0), Model: w.model}
+		File, Trigger, Time, Model, PreTokens string
+		Line                                  int
+		Call                                  *compactCall
+	}{File: w.file, Trigger: c.Trigger, Line: c.Line, Model: w.model}
+	if c.PreTokens > 0 {
+		data.PreTokens = thousands(c.PreTokens)
+	}
 	if data.Trigger == "" {
 		data.Trigger = "unknown"
 	}
@@ -55,7 +60,7 @@ func (w *words) compaction(c transcript.Compaction) sim.Text {
 	if cc := c.Call; cc != nil {
 		data.Call = &compactCall{File: cc.File, Model: cc.Model, Sent: len(cc.Prompt)}
 		if u := cc.Usage; u != nil {
-			data.Call.Tokens, data.Call.Read, data.Call.Written = u.InputTotal(), u.CacheRead, u.CacheCreation
+			data.Call.Tokens, data.Call.Read, data.Call.Written = thousands(u.InputTotal()), thousands(u.CacheRead), thousands(u.CacheCreation)
 		}
 	}
 	return w.text("compaction-provenance", data)
@@ -65,8 +70,18 @@ func (w *words) compaction(c transcript.Compaction) sim.Text {
 // wrote it.
 type compactCall struct {
 	File, Model           string
-	Tokens, Read, Written int // its request by the provider's count (0: not recorded)
-	Sent                  int // the messages it was sent after the session's
+	Tokens, Read, Written string // its request by the provider's count ("": not recorded)
+	Sent                  int    // the messages it was sent after the session's
+}
+
+// thousands writes n with a comma between thousands, as the pages write
+// an exact count (170,251).
+func thousands(n int) string {
+	s := strconv.Itoa(n)
+	for i := len(s) - 3; i > 0 && s[i-1] != '-'; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
 }
 
 // summarizer says where a summary the summarizer wrote at import comes
