@@ -34,6 +34,7 @@ func runImport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	title := fs.String("title", "", "the lesson's title (default: \"Imported session: \" and the session's title or id)")
 	titleJA := fs.String("title-ja", "", "the lesson's title in Japanese (default: -title)")
 	origin := fs.String("source", "", "where the session file comes from (its publisher, its licence), shown in the lesson's source line and its about section")
+	compressor := fs.Bool("compressor", true, "offer the tiered compressor as a policy (strategy); -compressor=false offers the session's compactions, thresholds and windows only (a third of the policies)")
 	all := fs.Bool("check-presets", false, "replay every preset policy at import, not only the session as it happened (slower on long sessions; -summarizer does it anyway)")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: ctxsim import [flags] FILE\n\nFILE is a Claude Code session (~/.claude/projects/<dir>/<session>.jsonl, with the subagents/ files beside it),\n"+
@@ -71,7 +72,7 @@ func runImport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return err
 	}
 	rep, err := importer.Write(ctx, s, importer.Options{Dir: *out, ID: *id, Window: *window, Redacted: !*noRedact,
-		Now: time.Now(), Tokens: tok, Summarizer: sum, AllPresets: *all, Title: titleText(*title, *titleJA), Origin: *origin, Log: stderr})
+		Now: time.Now(), Tokens: tok, Summarizer: sum, AllPresets: *all, Title: titleText(*title, *titleJA), Origin: *origin, NoCompressor: !*compressor, Log: stderr})
 	if err != nil {
 		return fmt.Errorf("import: %w", err)
 	}

@@ -43,6 +43,10 @@ type Options struct {
 	// MaxSteps is about the most steps the trace gets (0: 300): a longer
 	// session has several model responses to a step.
 	MaxSteps int
+	// NoCompressor leaves the tiered compressor out: the lesson offers the
+	// session's compactions, thresholds and windows only (a third of the
+	// preset policies).
+	NoCompressor bool
 	// Title is the lesson's title by language (nil: "Imported session:"
 	// and the session's title or id).
 	Title sim.Text
@@ -384,7 +388,10 @@ func (im *imp) lessonFile() (*lessonfile.Lesson, error) {
 	}
 	// The narration precedence: compaction, the optional compressor,
 	// provider usage, the window size.
-	lf.Mechanisms = lessonfile.Mechanisms{{Name: "compaction", Config: compaction}, {Name: "tiered", Config: tiered}}
+	lf.Mechanisms = lessonfile.Mechanisms{{Name: "compaction", Config: compaction}}
+	if !im.opt.NoCompressor {
+		lf.Mechanisms = append(lf.Mechanisms, lessonfile.Mechanism{Name: "tiered", Config: tiered})
+	}
 	// Usage sizes the blocks by the provider's counts where the file
 	// records them, and says the sizes are estimates where it does not.
 	im.rep.UsageCalls = len(s.Requests())

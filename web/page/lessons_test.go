@@ -1,8 +1,6 @@
 package page
 
 import (
-	"slices"
-	"strconv"
 	"testing"
 
 	"ctxsim/scenarios"
@@ -58,20 +56,7 @@ func TestNarrationTruthCalibrated(t *testing.T) {
 			if err != nil {
 				t.Fatalf("prepare %s: %v", l.ID, err)
 			}
-			ps := truthPolicies(l)
-			if len(l.Trace) > 40 {
-				ps = l.PresetPolicies()
-				on, err := l.With(l.DefaultPolicy(), "compaction", "on")
-				if err != nil {
-					t.Fatal(err)
-				}
-				for v := 1; v <= 100; v++ {
-					if p, err := l.With(on, "threshold", strconv.Itoa(v)); err == nil && !slices.Contains(ps, p) {
-						ps = append(ps, p)
-					}
-				}
-			}
-			checkTruthOver(t, s, l, ps)
+			checkTruthOver(t, s, l, truthPolicies(l))
 		})
 	}
 }

@@ -83,18 +83,27 @@ func checkTruthOver(t *testing.T, s *fixture, l *scenarios.Lesson, ps []sim.Poli
 }
 
 // truthPolicies are every preset policy and, for a lesson with a threshold
-// or an alpha, every preset with each value of it from 1 to 100.
+// or an alpha, every preset with each value of it from 1 to 100; for a
+// long lesson (a recorded session's, over longTrace steps), the default
+// policy with compaction on at every threshold.
 func truthPolicies(l *scenarios.Lesson) []sim.Policy {
 	out := l.PresetPolicies()
 	seen := map[sim.Policy]bool{}
 	for _, p := range out {
 		seen[p] = true
 	}
+	bases := l.PresetPolicies()
+	if len(l.Trace) > longTrace {
+		on, err := l.With(l.DefaultPolicy(), "compaction", "on")
+		if err == nil {
+			bases = []sim.Policy{on}
+		}
+	}
 	for _, name := range []string{"threshold", "alpha"} {
 		if _, ok := l.Param(name); !ok {
 			continue
 		}
-		for _, p := range l.PresetPolicies() {
+		for _, p := range bases {
 			for v := 1; v <= 100; v++ {
 				q, err := l.With(p, name, strconv.Itoa(v))
 				if err == nil && !seen[q] {
@@ -106,6 +115,10 @@ func truthPolicies(l *scenarios.Lesson) []sim.Policy {
 	}
 	return out
 }
+
+// longTrace is the most steps a lesson has whose every preset is checked
+// at every threshold.
+const longTrace = 60
 
 // marked wraps a frame's resolver so that every value a placeholder fills
 // in is marked: the checks skip marked text, which comes from the frame.
