@@ -395,7 +395,7 @@ func (im *imp) lessonFile() (*lessonfile.Lesson, error) {
 	// Usage sizes the blocks by the provider's counts where the file
 	// records them, and says the sizes are estimates where it does not.
 	im.rep.UsageCalls = len(s.Requests())
-	lf.Mechanisms = append(lf.Mechanisms, lessonfile.Mechanism{Name: "usage", Config: sim.ProviderUsage{}})
+	lf.Mechanisms = append(lf.Mechanisms, lessonfile.Mechanism{Name: "usage", Config: sim.ProviderUsage{Asides: im.asides()}})
 	lf.Mechanisms = append(lf.Mechanisms, lessonfile.Mechanism{Name: "limit", Config: sim.Limit{Sizes: []int{im.window, im.window / 2, im.window / 4}}})
 	im.rep.Steps, im.rep.Messages, im.rep.Calls, im.rep.Compactions = len(im.t.steps), len(s.Messages), im.t.calls, len(s.Compactions)
 	return lf, nil

@@ -22,6 +22,7 @@ const noResult = "(no result recorded: the session has no tool result for this c
 // compactions' cards.
 type trace struct {
 	steps   []lessonfile.Step
+	callIDs map[string]string // the session's call ids → the lesson's
 	kinds   map[string]stepKind // what each messages step's frame shows, for its narration
 	cards   []lessonfile.Card
 	calls   int
@@ -102,6 +103,7 @@ func buildTrace(s *transcript.Session, steps int, w *words) (*trace, error) {
 		// Tool results travel with their calls.
 	}
 	b.flush()
+	b.t.callIDs = b.ids.given
 	if len(b.t.steps) == 0 {
 		return nil, fmt.Errorf("%s: the session holds no user or assistant message", s.File)
 	}
@@ -323,15 +325,22 @@ func label(text string) string {
 }
 
 // ids gives tool calls ids the loader accepts, unique within the lesson.
-type idSet struct{ seen map[string]bool }
+type idSet struct {
+	seen  map[string]bool
+	given map[string]string // the session's call id → the lesson's (its first call of that id)
+}
 
-func newIDs() *idSet { return &idSet{seen: map[string]bool{}} }
+func newIDs() *idSet { return &idSet{seen: map[string]bool{}, given: map[string]string{}} }
 
 func (s *idSet) call(id string) string {
+	orig := id
 	if !scenarios.ValidCallID(id) || s.seen[id] {
 		id = fmt.Sprintf("tool_%d", len(s.seen)+1)
 	}
 	s.seen[id] = true
+	if _, ok := s.given[orig]; !ok {
+		s.given[orig] = id
+	}
 	return id
 }
 

@@ -122,6 +122,9 @@ type Spend struct {
 type SecondWindow struct {
 	LabelKey  string // catalog key that names it
 	LegendKey string // catalog key of a line under its meter ("" for none)
+	// IdleKey is the catalog key of what an empty second window says on a
+	// frame of the run that carries none ("": ui.second-idle, a sub-agent's).
+	IdleKey string
 	Blocks    []Block
 	Total     int
 }

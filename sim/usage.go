@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"cmp"
 	"slices"
 	"sync"
 )
@@ -32,14 +33,67 @@ import (
 // request is the recorded one, the prefix the provider read from its
 // cache is marked on the window.
 type ProviderUsage struct {
-	memo *calibrationMemo
+	// Asides are model calls the file records beside the session's own:
+	// the call that wrote a compaction's summary, a Task call's
+	// sub-agent. A frame shows each as its second window, sized by the
+	// provider's count of its (last) request.
+	Asides []Aside `yaml:"asides,omitempty"`
+	memo   *calibrationMemo
 }
 
-// calibrationMemo keeps a lesson's calibration, computed at its first
-// replay: it depends on the trace only.
+// Aside is a model call a recorded session's file records beside the
+// session's own: its last request, as the second window of the frames
+// that show it.
+type Aside struct {
+	// Kind is AsideCompactor (the call that wrote the summary of card At:
+	// shown beside the summary) or AsideSubagent (the sub-agent of the
+	// Task call whose tool_use id is At: shown on the frame its result
+	// enters).
+	Kind  string `yaml:"kind"`
+	At    string `yaml:"at"`
+	File  string `yaml:"file"`            // its file, beside the session's
+	Model string `yaml:"model,omitempty"` // the model it ran on
+	// Messages are what its request held that the file records: the
+	// sub-agent's conversation up to its last request (the assistant
+	// messages with the usage of the requests they answered), or what the
+	// compactor was sent after the session's own messages.
+	Messages []AsideMessage `yaml:"messages"`
+	Usage    AsideUsage     `yaml:"usage"` // the provider's count of its (last) request
+}
+
+// The kinds of Aside.
+const (
+	AsideCompactor = "compactor"
+	AsideSubagent  = "subagent"
+)
+
+// AsideMessage is one message of an Aside's request.
+type AsideMessage struct {
+	ID      string      `yaml:"id"`
+	Role    Role        `yaml:"role"`
+	Kind    Kind        `yaml:"kind,omitempty"` // text (default), tool_call or tool_result
+	Label   string      `yaml:"label"`
+	Content string      `yaml:"content"`
+	Usage   *AsideUsage `yaml:"usage,omitempty"` // an assistant message: the request it answered
+}
+
+// AsideUsage is the provider's count of an Aside's request.
+type AsideUsage struct {
+	Input         int `yaml:"input"`
+	CacheRead     int `yaml:"cache_read"`
+	CacheCreation int `yaml:"cache_creation"`
+}
+
+func (u AsideUsage) usage() *Usage {
+	return &Usage{Input: u.Input, CacheRead: u.CacheRead, CacheCreation: u.CacheCreation}
+}
+
+// calibrationMemo keeps a lesson's calibration and its asides' windows,
+// computed at its first replay: they depend on the trace only.
 type calibrationMemo struct {
-	once sync.Once
-	c    *calibration
+	once   sync.Once
+	c      *calibration
+	asides []*SecondWindow
 }
 
 // Memoized is u computing its lesson's calibration once, at the first
@@ -52,6 +106,17 @@ func (u ProviderUsage) Memoized() ProviderUsage {
 // Name is "usage".
 func (ProviderUsage) Name() string { return "usage" }
 
+// texts are what the asides' messages say.
+func (u ProviderUsage) texts() []string {
+	var out []string
+	for _, a := range u.Asides {
+		for _, m := range a.Messages {
+			out = append(out, m.Content)
+		}
+	}
+	return out
+}
+
 // Params: none.
 func (ProviderUsage) Params() []Param { return nil }
 
@@ -62,16 +127,17 @@ func (u ProviderUsage) start(h *harness) hooks {
 		return &usageRun{cal: &calibration{}, sized: true}
 	}
 	var c *calibration
+	var asides []*SecondWindow
 	if u.memo != nil {
-		u.memo.once.Do(func() { u.memo.c = calibrate(h.l, h.tok) })
-		c = u.memo.c
+		u.memo.once.Do(func() { u.memo.c, u.memo.asides = calibrate(h.l, h.tok), u.windows(h.tok) })
+		c, asides = u.memo.c, u.memo.asides
 	} else {
-		c = calibrate(h.l, h.tok)
+		c, asides = calibrate(h.l, h.tok), u.windows(h.tok)
 	}
 	if c.requests > 0 {
 		h.calib = c
 	}
-	r := &usageRun{cal: c}
+	r := &usageRun{cal: c, asides: u.Asides, windows: asides}
 	for _, st := range h.l.Trace {
 		r.requests = r.requests || st.ShowRequest
 	}
@@ -303,6 +369,8 @@ func share(n int, weights []int) []int {
 
 type usageRun struct {
 	base
+	asides   []Aside
+	windows  []*SecondWindow // each aside's request, as drawn
 	cal      *calibration
 	sized    bool // the trace gives every size: no calibration, no estimates
 	requests bool // the trace shows steps as their requests: the request frames carry the provider's count
@@ -380,6 +448,7 @@ func (r *usageRun) frame(h *harness, f *Frame, fc frameCtx) {
 		f.Figures = append(f.Figures, count("estimates", estimates))
 		f.Legend = "legend.usage-estimates"
 	}
+	r.aside(f)
 	if fc.request {
 		f.Figures = append(f.Figures, count("request", 1)) // narration's {?request}: the frame is a model call's request
 		if m := h.next; m != nil && m.Usage != nil {
@@ -444,5 +513,141 @@ func (r *usageRun) answered(f *Frame) {
 			return
 		}
 		before += b.Tokens
+	}
+}
+
+// windows draws each aside's request: what its file records, sized by the
+// provider's counts as the session's own requests are (its messages
+// calibrated by its recorded usage, with a block of what its file does not
+// hold); a compactor's request is the session's own, drawn as one block,
+// then what it was sent.
+func (u ProviderUsage) windows(tok Tokenizer) []*SecondWindow {
+	out := make([]*SecondWindow, len(u.Asides))
+	for i, a := range u.Asides {
+		if a.Kind == AsideCompactor {
+			out[i] = compactorWindow(a, tok)
+		} else {
+			out[i] = subagentWindow(a, tok)
+		}
+	}
+	return out
+}
+
+// compactorWindow is the compaction call's request: the session's own
+// messages (what the main window holds, one block), then what it was
+// sent to summarize them, at the provider's count.
+func compactorWindow(a Aside, tok Tokenizer) *SecondWindow {
+	total := a.Usage.usage().InputTotal()
+	sw := &SecondWindow{LabelKey: "ui.window-compactor", LegendKey: "legend.compactor", IdleKey: "ui.second-idle-aside", Total: total}
+	rest := total
+	var sent []Block
+	for _, m := range a.Messages {
+		b := asideBlock(m, tok)
+		rest -= b.Tokens
+		sent = append(sent, b)
+	}
+	// The session's part: what the provider read of it from the prompt
+	// cache (the main session's own requests wrote it), then the rest.
+	read := min(a.Usage.CacheRead, max(rest, 0))
+	var session []Block
+	if read > 0 {
+		session = append(session, Block{ID: a.At + "-session-read", Role: RoleUser, Kind: KindText, LabelKey: "block.compactor-read",
+			Tokens: read, Origin: &Msg{Key: "compactor-session"}, Cached: true})
+	}
+	if rest > read {
+		session = append(session, Block{ID: a.At + "-session", Role: RoleUser, Kind: KindText, LabelKey: "block.compactor-session",
+			Tokens: rest - read, Origin: &Msg{Key: "compactor-session"}})
+	}
+	sw.Blocks = append(session, sent...)
+	return sw
+}
+
+// subagentWindow is a sub-agent's last recorded request: its messages
+// calibrated by its own usage, after the block of what its file does not
+// hold.
+func subagentWindow(a Aside, tok Tokenizer) *SecondWindow {
+	l := &Lesson{Counted: true, System: Message{ID: "system", Kind: KindUnseen}}
+	st := Step{Type: StepMessages}
+	last := -1
+	for i, m := range a.Messages {
+		msg := Message{ID: m.ID, Role: m.Role, Kind: cmp.Or(m.Kind, KindText), Content: m.Content}
+		if m.Usage != nil {
+			msg.Usage, last = m.Usage.usage(), i
+		}
+		st.Messages = append(st.Messages, msg)
+	}
+	l.Trace = []Step{st}
+	c := calibrate(l, tok)
+	unseen := c.unseenAfter(0)
+	for i, m := range a.Messages {
+		if last >= 0 && i >= last {
+			break
+		}
+		unseen += c.delta[m.ID]
+	}
+	sw := &SecondWindow{LabelKey: "ui.window-subagent", LegendKey: "legend.subagent-recorded", IdleKey: "ui.second-idle-aside"}
+	sw.Blocks = append(sw.Blocks, Block{ID: a.At + "-unseen", Role: RoleSystem, Kind: KindUnseen, LabelKey: "block.unseen",
+		Tokens: unseen, Origin: &Msg{Key: "unseen"}})
+	for i, m := range a.Messages {
+		if last >= 0 && i >= last {
+			break // the request is what came before its answer
+		}
+		b := asideBlock(m, tok)
+		if n, ok := c.sizes[m.ID]; ok {
+			b.Tokens = n
+		}
+		sw.Blocks = append(sw.Blocks, b)
+	}
+	for _, b := range sw.Blocks {
+		sw.Total += b.Tokens
+	}
+	if last >= 0 {
+		markRead(sw.Blocks, a.Messages[last].Usage.CacheRead)
+	}
+	return sw
+}
+
+// asideBlock is an aside's message as a block, sized by its o200k_base
+// count.
+func asideBlock(m AsideMessage, tok Tokenizer) Block {
+	return Block{ID: m.ID, Role: m.Role, Kind: cmp.Or(m.Kind, KindText), Label: Text{Fallback: m.Label}, Content: m.Content,
+		Tokens: tok.Count(m.Content), Origin: &Msg{Key: OriginRecorded}}
+}
+
+// markRead marks the blocks wholly inside the first read tokens: what the
+// provider read from its cache.
+func markRead(bs []Block, read int) {
+	at := 0
+	for i := range bs {
+		at += bs[i].Tokens
+		bs[i].Cached = at <= read
+	}
+}
+
+// aside shows an aside's window as the frame's second window: a
+// compactor's beside the summary it wrote, a sub-agent's on the frame its
+// result enters.
+func (r *usageRun) aside(f *Frame) {
+	if f.Second != nil {
+		return
+	}
+	for i, a := range r.asides {
+		var show bool
+		switch a.Kind {
+		case AsideCompactor:
+			g, ok := f.Figure("summary-block") // the compaction's own frame hook named it (the pending block comes after)
+			show = f.Kind == FrameSummary && ok && g.Str == a.At
+		case AsideSubagent:
+			for j := range f.Blocks {
+				if b := &f.Blocks[j]; b.New && b.Role == RoleTool && b.ToolUseID == a.At {
+					show = true
+				}
+			}
+		}
+		if show {
+			sw := *r.windows[i]
+			f.Second = &sw
+			return
+		}
 	}
 }

@@ -1,6 +1,7 @@
 package page
 
 import (
+	"cmp"
 	"slices"
 
 	"ctxsim/draw"
@@ -130,15 +131,18 @@ func secondJSON(w *jsonw, f *sim.Frame, mechanical string) {
 // beside the first, with its own sheets; on a step of such a run that
 // carries none, an empty one keeps its place.
 func secondPage(b *Builder, v *frameView, p *views.LessonPage) {
-	var label string
+	var label, idle string
 	for _, f := range v.frames {
 		if f.Second != nil {
-			label = f.Second.LabelKey
+			label, idle = f.Second.LabelKey, cmp.Or(f.Second.IdleKey, "ui.second-idle")
 			break
 		}
 	}
 	if label == "" {
 		return
+	}
+	if sw := v.f.Second; sw != nil {
+		label = sw.LabelKey // the window this frame carries (a run may carry several kinds)
 	}
 	p.TwoWindows = true
 	p.Window.Title = v.ui.T("ui.main-window")
@@ -151,7 +155,7 @@ func secondPage(b *Builder, v *frameView, p *views.LessonPage) {
 	w := b.drawFrame(&sv) // drawn anew: a static copy keeps each frame's first window only
 	w.Title = v.ui.T(label)
 	if sw := v.f.Second; sw == nil {
-		w.Empty = v.ui.T("ui.second-idle")
+		w.Empty = v.ui.T(idle)
 	} else if sw.LegendKey != "" {
 		w.Legend = v.ui.F(sw.LegendKey, v.frameArgs())
 	}

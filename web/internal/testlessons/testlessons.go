@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -200,8 +201,10 @@ var catalogKey = regexp.MustCompile(`\b(ui|panel|event|badge|kind|role|param|val
 
 // MissingKey is a catalog key a page shows as text (its message is
 // missing), or "". A page's text rarely holds a key's prefix, so the
-// pattern runs only when one does.
-func MissingKey(page string) string {
+// pattern runs only when one does. What looks like a key inside one of
+// texts (a lesson's own texts: a recorded session's code may read
+// line.line_number) is not one.
+func MissingKey(page string, texts ...string) string {
 	var b strings.Builder
 	in := false
 	for _, r := range page {
@@ -217,9 +220,15 @@ func MissingKey(page string) string {
 	}
 	text := html.UnescapeString(b.String())
 	for _, p := range []string{"ui.", "panel.", "event.", "badge.", "kind.", "role.", "param.", "value.", "origin.", "cache.", "diff.", "legend.", "line.", "rules.", "counters.", "pass.", "cost.", "block.", "help.", "js."} {
-		if strings.Contains(text, p) {
-			return catalogKey.FindString(text)
+		if !strings.Contains(text, p) {
+			continue
 		}
+		for _, k := range catalogKey.FindAllString(text, -1) {
+			if !slices.ContainsFunc(texts, func(t string) bool { return strings.Contains(t, k) }) {
+				return k
+			}
+		}
+		return ""
 	}
 	return ""
 }
