@@ -83,21 +83,28 @@ type apiDoc struct {
 }
 
 type apiFrame struct {
-	Step           int                `json:"step"`
-	Kind           string             `json:"kind"`
-	TraceStep      string             `json:"trace_step"`
-	TotalTokens    int                `json:"total_tokens"`
-	Error          *string            `json:"error"`
-	Blocks         []apiBlock         `json:"blocks"`
-	Pending        *apiBlock          `json:"pending"`
-	MemoryFile     []string           `json:"memory_file"`
-	MemoryInjected []string           `json:"memory_injected"`
-	Events         []map[string]any   `json:"events"`
-	Narration      []string           `json:"narration"`
-	Session        int                `json:"session"`
-	Cache          map[string]any     `json:"cache"`
-	Counters       map[string]any     `json:"counters"`
-	Extra          map[string]float64 `json:"-"`
+	Step           int              `json:"step"`
+	Kind           string           `json:"kind"`
+	TraceStep      string           `json:"trace_step"`
+	TotalTokens    int              `json:"total_tokens"`
+	Error          *string          `json:"error"`
+	Blocks         []apiBlock       `json:"blocks"`
+	Pending        *apiBlock        `json:"pending"`
+	MemoryFile     []string         `json:"memory_file"`
+	MemoryInjected []string         `json:"memory_injected"`
+	Events         []map[string]any `json:"events"`
+	Narration      []string         `json:"narration"`
+	Session        int              `json:"session"`
+	Cache          map[string]any   `json:"cache"`
+	Counters       map[string]any   `json:"counters"`
+	Categories     []struct {
+		Name   string `json:"name"`
+		Tokens int    `json:"tokens"`
+	} `json:"categories"`
+	ProviderTokens       *int               `json:"provider_tokens"`
+	ProviderCacheRead    *int               `json:"provider_cache_read"`
+	ProviderCacheWritten *int               `json:"provider_cache_written"`
+	Extra                map[string]float64 `json:"-"`
 }
 
 type apiBlock struct {
