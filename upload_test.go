@@ -35,7 +35,9 @@ func TestUploadIsImport(t *testing.T) {
 		t.Fatal(err)
 	}
 	rec := httptest.NewRecorder()
-	h.ServeHTTP(rec, httptest.NewRequest(http.MethodPost, "/sessions?keep=1&name=cx_plain.jsonl", strings.NewReader(string(data))))
+	req := httptest.NewRequest(http.MethodPost, "/sessions?keep=1&name=cx_plain.jsonl", strings.NewReader(string(data)))
+	req.Host = "localhost" // httptest's example.com is not a host serve answers to (421)
+	h.ServeHTTP(rec, req)
 	m := regexp.MustCompile(`^/en/(u-[a-z2-7]{32})/`).FindStringSubmatch(rec.Header().Get("Location"))
 	if rec.Code != http.StatusSeeOther || m == nil {
 		t.Fatalf("POST /sessions = %d %q; want 303 to the session", rec.Code, rec.Header().Get("Location"))
