@@ -18,7 +18,11 @@ import (
 	"time"
 
 	"ctxsim/scenarios"
+	"ctxsim/web/rooms/store"
 	"ctxsim/web/rooms/store/natsembed"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
 )
 
 // copyLesson copies the built-in context-memory lesson into dir/id, with
@@ -173,30 +177,35 @@ func TestRunRoomFlags(t *testing.T) {
 	}
 }
 
-// serve -rooms keeps rooms and uploaded sessions in NATS: a room opened
-// and a session uploaded on one server are there on a second one started
-// later on the same NATS.
+// serve -rooms wires NATS: a room opened and a session uploaded on a
+// server started with it are in that NATS (its room bucket and upload
+// object store), read here past the server. That a second server on the
+// same NATS serves them is web's TestRoomsAcrossServersOnNATS and
+// TestUploadAcrossServersOnNATS; what the stores keep, their own tests'.
 func TestRunRoomsOnNATS(t *testing.T) {
 	ns, err := natsembed.Start(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(ns.Shutdown)
-	start := func() (string, context.CancelFunc, chan error) {
-		ctx, cancel := context.WithCancel(context.Background())
-		pr, pw := io.Pipe()
-		done := make(chan error, 1)
-		go func() {
-			done <- run(ctx, []string{"serve", "-addr", "127.0.0.1:0", "-rooms", ns.ClientURL()}, pw, io.Discard)
-		}()
-		line, err := bufio.NewReader(pr).ReadString('\n')
-		if err != nil {
-			t.Fatalf("read start-up line: %v", err)
+	ctx, cancel := context.WithCancel(context.Background())
+	pr, pw := io.Pipe()
+	done := make(chan error, 1)
+	go func() {
+		done <- run(ctx, []string{"serve", "-addr", "127.0.0.1:0", "-rooms", ns.ClientURL()}, pw, io.Discard)
+	}()
+	defer func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("serve: %v", err)
 		}
-		go io.Copy(io.Discard, pr)
-		return strings.TrimSpace(line[strings.Index(line, "http://"):]), cancel, done
+	}()
+	line, err := bufio.NewReader(pr).ReadString('\n')
+	if err != nil {
+		t.Fatalf("read start-up line: %v", err)
 	}
-	a, stopA, doneA := start()
+	go io.Copy(io.Discard, pr)
+	a := strings.TrimSpace(line[strings.Index(line, "http://"):])
 	resp, err := http.Post(a+"rooms", "application/json", strings.NewReader(`{"state":""}`))
 	if err != nil || resp.StatusCode != http.StatusCreated {
 		t.Fatalf("POST /rooms = %v, %v", resp, err)
@@ -214,23 +223,31 @@ func TestRunRoomsOnNATS(t *testing.T) {
 		t.Fatalf("POST /sessions = %v, %v; want 303", resp, err)
 	}
 	resp.Body.Close()
-	uploaded := resp.Header.Get("Location")
-	stopA()
-	if err := <-doneA; err != nil {
-		t.Fatalf("first server: %v", err)
+
+	st, err := store.OpenNATS(t.Context(), store.NATSConfig{URL: ns.ClientURL(), Limits: store.DefaultLimits()})
+	if err != nil {
+		t.Fatal(err)
 	}
-	b, stopB, doneB := start()
-	defer func() { stopB(); <-doneB }()
-	resp, err = http.Get(b + "rooms/" + room.Code)
-	if err != nil || resp.StatusCode != http.StatusOK {
-		t.Fatalf("GET /rooms/%s on the second server = %v, %v; want 200", room.Code, resp, err)
+	defer st.Shutdown()
+	if _, err := st.Current(t.Context(), room.Code); err != nil {
+		t.Errorf("room %s is not in NATS: %v", room.Code, err)
 	}
-	resp.Body.Close()
-	resp, err = http.Get(strings.TrimSuffix(b, "/") + uploaded)
-	if err != nil || resp.StatusCode != http.StatusOK {
-		t.Fatalf("GET %s on the second server = %v, %v; want 200", uploaded, resp, err)
+	nc, err := nats.Connect(ns.ClientURL())
+	if err != nil {
+		t.Fatal(err)
 	}
-	resp.Body.Close()
+	defer nc.Close()
+	js, err := jetstream.New(nc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	obj, err := js.ObjectStore(t.Context(), "ctxsim_uploads")
+	if err != nil {
+		t.Fatalf("no upload object store in NATS: %v", err)
+	}
+	if infos, err := obj.List(t.Context()); err != nil || len(infos) != 1 {
+		t.Errorf("upload object store lists %d sessions (%v); want the one uploaded", len(infos), err)
+	}
 }
 
 // TestExportUsage: ctxsim export needs one directory and a path for -base,

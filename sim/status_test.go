@@ -111,11 +111,18 @@ func TestStatusBlocksPerMode(t *testing.T) {
 	} {
 		for _, counter := range []bool{false, true} {
 			frames := runStatus(t, l, statusPolicy(t, tc.mode, counter, false))
+			// One frame per model call (moved here from web/status_test.go).
+			if len(frames) != 8 {
+				t.Errorf("status=%s counter=%v: %d frames; want 8, one per model call", tc.mode, counter, len(frames))
+			}
 			for i, f := range frames {
 				n := 0
 				for _, b := range f.Blocks {
 					if b.Kind == sim.KindStatus {
 						n++
+						if b.Role != sim.RoleUser {
+							t.Errorf("status=%s frame %d: status block %s has role %s; want user", tc.mode, i+1, b.ID, b.Role)
+						}
 					}
 				}
 				if n != tc.want(i) {

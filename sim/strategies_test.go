@@ -21,11 +21,21 @@ func TestCompressionStrategiesFigures(t *testing.T) {
 		{"per-result", 12, 276608, 109},
 		{"combined", 10, 93449, 43},
 		{"context-aware", 7, 40157, 30},
-		{"adaptive", 0, 174601, 0},
+		// adaptive: the seed gives no iteration count; 7 is the run's own,
+		// asserted through the frames API before (web/strategies_test.go).
+		{"adaptive", 7, 174601, 0},
 	}
 	for _, tt := range tests {
 		t.Run(tt.strategy, func(t *testing.T) {
 			frames := mustRun(t, l, policyOf(t, l, "strategy", tt.strategy), tok)
+			// Every frame carries the spend, and the tokens spent never fall.
+			prev := -1
+			for _, f := range frames {
+				if f.Spend == nil || f.Spend.Tokens < prev {
+					t.Fatalf("frame %d: spend %+v after %d; want a spend, never falling", f.Step, f.Spend, prev)
+				}
+				prev = f.Spend.Tokens
+			}
 			last := frames[len(frames)-1]
 			if last.Error != "" || last.TraceStep != "answer" {
 				t.Fatalf("the run ends at %s with %q; want the report", last.TraceStep, last.Error)
@@ -284,7 +294,7 @@ func TestSubagentIsolation(t *testing.T) {
 	off := mustRun(t, l, policyOf(t, l, "isolation", "off"), tok)
 
 	var before []string
-	subMax := 0
+	subMax, carried := 0, 0
 	for _, f := range on {
 		if f.Cache != nil && f.Cache.Reason != sim.CacheCold && f.Cache.Reason != sim.CacheAppend {
 			t.Errorf("isolated, frame %d (%s): cache %s; want the main prefix intact", f.Step, f.TraceStep, f.Cache.Reason)
@@ -295,6 +305,14 @@ func TestSubagentIsolation(t *testing.T) {
 		}
 		if f.Second != nil {
 			subMax = max(subMax, f.Second.Total)
+			carried++
+			total := 0
+			for _, b := range f.Second.Blocks {
+				total += b.Tokens
+			}
+			if f.Second.Total != total || f.Spend == nil || f.Spend.Sub == 0 {
+				t.Errorf("frame %d: second window total %d, its blocks %d, sub-agent tokens %+v; want equal, and spent", f.Step, f.Second.Total, total, f.Spend)
+			}
 		}
 		ids := blockIDs(f)
 		switch {
@@ -313,6 +331,9 @@ func TestSubagentIsolation(t *testing.T) {
 				t.Errorf("the conclusion is %s %s %q", b.Role, b.ToolUseID, b.Content)
 			}
 		}
+	}
+	if carried != 7 {
+		t.Errorf("%d frames carry the sub-agent's window; want its 7 steps", carried)
 	}
 	if subMax < 20000 {
 		t.Errorf("the sub-agent's window peaked at %d tokens; want tens of thousands", subMax)

@@ -29,10 +29,13 @@ var importedServer = sync.OnceValues(func() (*Server, error) {
 	return New(Config{Lessons: append(append([]*scenarios.Lesson{}, base.Lessons...), extra...), Tokens: base.Tokens, Hosts: testHosts})
 })
 
-// TestImportedLessons: an imported session is a lesson like any other.
-// Every state of every preset policy serves, in both languages, in the
-// presenter view and beside the default; no catalog key shows. (Their
-// narration is checked true in every state in package page.)
+// TestImportedLessons: an imported session is a lesson like any other
+// over HTTP: each preset policy's URL serves (its last step), the default
+// in every language and in the presenter view, beside every other preset,
+// and as a handout. That every state of every preset renders in every
+// language with no catalog key showing is web/page's
+// TestEveryWordTranslated (without HTTP); that its narration is true in
+// every state, web/page's TestNarrationTruthImported.
 func TestImportedLessons(t *testing.T) {
 	s, err := importedServer()
 	if err != nil {
@@ -49,30 +52,31 @@ func TestImportedLessons(t *testing.T) {
 			pages := 0
 			kinds := map[sim.FrameKind]bool{}
 			mechanical := false
+			serve := func(st page.State) {
+				t.Helper()
+				body := getOK(t, h, page.LessonURL(st))
+				if k := testlessons.MissingKey(body, l.Texts()...); k != "" {
+					t.Fatalf("GET %s shows the catalog key %q", page.LessonURL(st), k)
+				}
+				pages++
+			}
 			for _, p := range l.PresetPolicies() {
 				r, err := s.runs.Run(l, p)
 				if err != nil {
 					t.Fatal(err)
 				}
-				for i, f := range r.Frames {
+				for _, f := range r.Frames {
 					kinds[f.Kind] = true
 					mechanical = mechanical || (f.Pending != nil && f.Pending.Summary != nil && f.Pending.Summary.Mechanical)
-					for _, lang := range languages() {
-						st := page.State{Lang: lang, Lesson: l.ID, Policy: p, Step: i + 1}
-						body := getOK(t, h, page.LessonURL(st))
-						if k := testlessons.MissingKey(body); k != "" {
-							t.Fatalf("GET %s shows the catalog key %q", page.LessonURL(st), k)
-						}
-						pages++
-						if p == def {
-							st.View = page.ViewPresent
-							getOK(t, h, page.LessonURL(st))
-						}
-					}
 				}
+				serve(page.State{Lang: "en", Lesson: l.ID, Policy: p, Step: len(r.Frames)})
 				if p != def {
-					getOK(t, h, page.LessonURL(page.State{Lang: "en", Lesson: l.ID, Policy: def, Compare: &p, Step: 1}))
+					serve(page.State{Lang: "en", Lesson: l.ID, Policy: def, Compare: &p, Step: 1})
 				}
+			}
+			for _, lang := range languages() {
+				serve(page.State{Lang: lang, Lesson: l.ID, Policy: def, Step: 1})
+				serve(page.State{Lang: lang, Lesson: l.ID, Policy: def, Step: 1, View: page.ViewPresent})
 			}
 			getOK(t, h, "/en/"+l.ID+"/"+def.String()+"/handout")
 			t.Logf("%s: %d pages", id, pages)

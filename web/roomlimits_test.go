@@ -79,7 +79,7 @@ func TestRoomSameOrigin(t *testing.T) {
 // A trusted proxy's X-Forwarded-Host counts as this site; anyone else's
 // does not.
 func TestRoomSameOriginBehindProxy(t *testing.T) {
-	s := newServerWith(t, Config{TrustedProxies: []netip.Prefix{netip.MustParsePrefix("10.0.0.0/8")}, Hosts: []string{"ctxsim.example"}})
+	s := roomServerWith(t, Config{TrustedProxies: []netip.Prefix{netip.MustParsePrefix("10.0.0.0/8")}, Hosts: []string{"ctxsim.example"}})
 	h := s.Handler()
 	hdr := []string{"Origin", "https://ctxsim.example", "X-Forwarded-Host", "ctxsim.example"}
 	if rec := roomRequestFrom(t, h, "POST", "/rooms", "", "10.1.2.3:5000", hdr...); rec.Code != http.StatusCreated {
@@ -93,27 +93,31 @@ func TestRoomSameOriginBehindProxy(t *testing.T) {
 // Opening rooms is rate limited per client address: the peer's, unless
 // the peer is a trusted proxy, whose X-Forwarded-For then names the client.
 func TestRoomCreateRateLimit(t *testing.T) {
+	// One server for every case, over one lesson (building one over every
+	// lesson replays every preset, which took 6 s a case on a loaded
+	// machine): each case is its own clients, so one case's spent burst is
+	// no other's. Peers in 10.0.0.0/8 are
+	// trusted proxies; the others are direct, their X-Forwarded-For
+	// ignored.
+	s := roomServerWith(t, Config{
+		RoomLimits:     rooms.Limits{CreateBurst: 3, CreateEvery: time.Hour},
+		TrustedProxies: []netip.Prefix{netip.MustParsePrefix("10.0.0.0/8")},
+	})
+	h := s.Handler()
 	for _, tt := range []struct {
-		name    string
-		trusted string
+		name string
 		// peers as seen by the server, and the X-Forwarded-For they send
 		first, firstXFF, other, otherXFF string
 		same                             bool // other is the same client as first
 	}{
-		{"direct; X-Forwarded-For is ignored", "", "192.0.2.1:1", "198.51.100.1", "192.0.2.1:2", "198.51.100.2", true},
-		{"direct, another client", "", "192.0.2.1:1", "", "192.0.2.2:1", "", false},
-		{"IPv6, another /64", "", "[2001:db8:1:2::1]:1", "", "[2001:db8:1:3::1]:1", "", false},
-		{"IPv6, same /64", "", "[2001:db8:1:2::1]:1", "", "[2001:db8:1:2::99]:1", "", true},
-		{"trusted proxy", "10.0.0.0/8", "10.0.0.1:1", "198.51.100.1", "10.0.0.1:2", "198.51.100.2", false},
-		{"trusted proxy, same client", "10.0.0.0/8", "10.0.0.1:1", "198.51.100.1", "10.0.0.2:2", "198.51.100.1", true},
+		{"direct; X-Forwarded-For is ignored", "192.0.2.1:1", "198.51.100.1", "192.0.2.1:2", "198.51.100.2", true},
+		{"direct, another client", "192.0.2.11:1", "", "192.0.2.12:1", "", false},
+		{"IPv6, another /64", "[2001:db8:1:2::1]:1", "", "[2001:db8:1:3::1]:1", "", false},
+		{"IPv6, same /64", "[2001:db8:2:2::1]:1", "", "[2001:db8:2:2::99]:1", "", true},
+		{"trusted proxy", "10.0.0.1:1", "198.51.100.21", "10.0.0.1:2", "198.51.100.22", false},
+		{"trusted proxy, same client", "10.0.0.1:1", "198.51.100.31", "10.0.0.2:2", "198.51.100.31", true},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			cfg := Config{RoomLimits: rooms.Limits{CreateBurst: 3, CreateEvery: time.Hour}}
-			if tt.trusted != "" {
-				cfg.TrustedProxies = []netip.Prefix{netip.MustParsePrefix(tt.trusted)}
-			}
-			s := newServerWith(t, cfg)
-			h := s.Handler()
 			post := func(peer, xff string) *httptest.ResponseRecorder {
 				var hdr []string
 				if xff != "" {
@@ -168,7 +172,7 @@ func getStatus(t *testing.T, ctx context.Context, url, peer string) *http.Respon
 // up in one log line, not one line each.
 func TestRoomStreamLimits(t *testing.T) {
 	var logs bytes.Buffer
-	s := newServerWith(t, Config{RoomLimits: rooms.Limits{Streams: 3, ClientStreams: 2}, Log: slog.New(slog.NewTextHandler(&logs, nil))})
+	s := roomServerWith(t, Config{RoomLimits: rooms.Limits{Streams: 3, ClientStreams: 2}, Log: slog.New(slog.NewTextHandler(&logs, nil))})
 	ts := startRoomHTTP(t, peerHandler(s.Handler()))
 	room := openTestRoom(t, s.Handler(), defaultState+"/1")
 	url := ts.URL + "/rooms/" + room.Code + "/events"
@@ -229,7 +233,7 @@ func TestRoomTableFull(t *testing.T) {
 	clock := func() time.Time { return now }
 	m := store.NewMemory(clock, store.Limits{TTL: 2 * time.Hour, FullTTL: 10 * time.Minute, Rooms: 2})
 	var logs bytes.Buffer
-	s := newServerWith(t, Config{Rooms: m, Log: slog.New(slog.NewTextHandler(&logs, nil))})
+	s := roomServerWith(t, Config{Rooms: m, Log: slog.New(slog.NewTextHandler(&logs, nil))})
 	h := s.Handler()
 	openTestRoom(t, h, "")
 	openTestRoom(t, h, "")
@@ -311,7 +315,7 @@ func TestRoomsPerClient(t *testing.T) {
 	advance := func(d time.Duration) { mu.Lock(); defer mu.Unlock(); now = now.Add(d) }
 	m := store.NewMemory(clock, store.Limits{TTL: 2 * time.Hour, FullTTL: 10 * time.Minute, Rooms: 100})
 	var logs bytes.Buffer
-	s := newServerWith(t, Config{Rooms: m, RoomLimits: rooms.Limits{ClientRooms: 3, CreateBurst: 1000},
+	s := roomServerWith(t, Config{Rooms: m, RoomLimits: rooms.Limits{ClientRooms: 3, CreateBurst: 1000},
 		TrustedProxies: []netip.Prefix{netip.MustParsePrefix("10.0.0.0/8")}, Log: slog.New(slog.NewTextHandler(&logs, nil))})
 	h := s.Handler()
 	ts := startRoomHTTP(t, peerHandler(h))

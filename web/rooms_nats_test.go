@@ -9,9 +9,35 @@ import (
 	"testing"
 	"time"
 
+	"ctxsim/scenarios"
 	"ctxsim/web/rooms/store"
 	"ctxsim/web/rooms/store/natsembed"
 )
+
+// roomServerWith builds a Server of its own over the context-memory lesson
+// alone, with cfg's rooms, limits or logger: the rooms tests use its URLs,
+// and replaying one lesson's presets instead of every lesson's makes a
+// server in a fraction of the time (newServerWith took 6 s on a loaded
+// machine).
+func roomServerWith(t testing.TB, cfg Config) *Server {
+	t.Helper()
+	base, err := builtins()
+	if err != nil {
+		t.Fatalf("load lessons: %v", err)
+	}
+	for _, l := range base.Lessons {
+		if l.ID == "context-memory" {
+			cfg.Lessons = []*scenarios.Lesson{l}
+		}
+	}
+	cfg.Tokens = base.Tokens
+	cfg.Hosts = append(cfg.Hosts, testHosts...)
+	s, err := New(cfg)
+	if err != nil {
+		t.Fatalf("build server: %v", err)
+	}
+	return s
+}
 
 // natsRooms opens a NATS room store at url for the test.
 func natsRooms(t *testing.T, url string) *store.NATS {
@@ -27,7 +53,8 @@ func natsRooms(t *testing.T, url string) *store.NATS {
 // Two ctxsim servers on one NATS: a follower on B follows a presenter on A
 // through steps and a mode change; B loses its NATS connection while the
 // presenter moves on, and once it is back the follower ends on the
-// presenter's state. A restart of A keeps the room, for its key only.
+// presenter's state; the room closed on A closes on B. The servers hold
+// one lesson (roomServerWith): rooms do not depend on the others.
 func TestRoomsAcrossServersOnNATS(t *testing.T) {
 	ns, err := natsembed.Start(t.TempDir())
 	if err != nil {
@@ -39,8 +66,8 @@ func TestRoomsAcrossServersOnNATS(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(proxy.Close)
-	a := newServerWith(t, Config{Rooms: natsRooms(t, ns.ClientURL())})
-	b := newServerWith(t, Config{Rooms: natsRooms(t, proxy.URL())})
+	a := roomServerWith(t, Config{Rooms: natsRooms(t, ns.ClientURL())})
+	b := roomServerWith(t, Config{Rooms: natsRooms(t, proxy.URL())})
 	tsA, tsB := startRoomHTTP(t, a.Handler()), startRoomHTTP(t, b.Handler())
 
 	room := openTestRoom(t, a.Handler(), cmURL("en", cmPolicy, 1))
@@ -86,17 +113,9 @@ func TestRoomsAcrossServersOnNATS(t *testing.T) {
 		}
 	}
 
-	// A restarts: a new server and a new store on the same NATS.
-	a2 := newServerWith(t, Config{Rooms: natsRooms(t, ns.ClientURL())})
-	if rec := roomCall(t, a2.Handler(), http.MethodPut, "/rooms/"+room.Code, roomBody(strings.Repeat("0", 32), cmURL("en", cmPolicy, 1))); rec.Code != http.StatusForbidden {
-		t.Errorf("PUT with a stranger's key after A's restart = %d; want 403", rec.Code)
-	}
-	if rec := roomCall(t, a2.Handler(), http.MethodPut, "/rooms/"+room.Code, roomBody(room.Key, cmURL("en", cmPolicy, 2))); rec.Code != http.StatusOK {
-		t.Fatalf("PUT with the room's key after A's restart = %d %s; want 200", rec.Code, rec.Body.String())
-	}
-	if ev := st.next(t, 2*time.Second); ev.data != cmURL("en", cmPolicy, 2) {
-		t.Errorf("follower on B after the restarted A's PUT: %+v", ev)
-	}
+	// That a room outlives a restart of the server that opened it, for its
+	// key only, is the store's (web/rooms/store TestStoreRestart on NATS);
+	// a wrong key's 403, the in-memory rooms' tests.
 	req, _ := http.NewRequest(http.MethodDelete, tsA.URL+"/rooms/"+room.Code, strings.NewReader(roomBody(room.Key, "")))
 	if resp, err := oneShot.Do(req); err != nil || resp.StatusCode != http.StatusNoContent {
 		t.Fatalf("DELETE on A = %v, %v; want 204", resp, err)
@@ -127,7 +146,7 @@ func TestRoomsAfterNATSLostItsStore(t *testing.T) {
 		t.Fatal(err)
 	}
 	port := ns.Addr().(*net.TCPAddr).Port
-	s := newServerWith(t, Config{Rooms: natsRooms(t, ns.ClientURL())})
+	s := roomServerWith(t, Config{Rooms: natsRooms(t, ns.ClientURL())})
 	h := s.Handler()
 	ts := startRoomHTTP(t, h)
 	waitHealth := func(want string, within time.Duration) {

@@ -224,7 +224,7 @@ func TestRoomBadInput(t *testing.T) {
 // A restarted server has an empty memory store: the room ended with the
 // process, and nobody, not even its presenter, can bring its code back.
 func TestRoomRestartEndsMemoryRooms(t *testing.T) {
-	before, after := newServerWith(t, Config{}).Handler(), newServerWith(t, Config{}).Handler()
+	before, after := roomServerWith(t, Config{}).Handler(), roomServerWith(t, Config{}).Handler()
 	room := openTestRoom(t, before, defaultState+"/3")
 	for _, key := range []string{room.Key, fmt.Sprintf("%032x", 7)} {
 		if rec := roomCall(t, after, http.MethodPut, "/rooms/"+room.Code, roomBody(key, defaultState+"/4")); rec.Code != http.StatusNotFound {

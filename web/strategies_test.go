@@ -38,33 +38,17 @@ func num(f map[string]any, k string) (int, bool) {
 }
 
 // TestFramesAPISpend: every frame of a lesson with the spend mechanism
-// carries spent_tokens and iteration; the seed's figures are the last
-// frame's. A lesson without it carries neither.
+// carries spent_tokens and iteration; a lesson without it carries neither;
+// a bad strategy is a 400 naming it. The figures themselves (the seed's
+// iterations and tokens per strategy, never falling) are the engine's, in
+// sim/strategies_test.go TestCompressionStrategiesFigures.
 func TestFramesAPISpend(t *testing.T) {
 	s := newTestServer(t)
-	tests := []struct {
-		query             string
-		iteration, tokens int
-	}{
-		{"?strategy=per-result", 12, 276608},
-		{"?strategy=combined", 10, 93449},
-		{"?strategy=context-aware", 7, 40157},
-		{"?strategy=adaptive", 7, 174601},
-	}
-	for _, tt := range tests {
-		frames := framesOf(t, s, "/api/lessons/compression-strategies/frames"+tt.query)
-		prev := -1
-		for i, f := range frames {
-			spent, ok1 := num(f, "spent_tokens")
-			_, ok2 := num(f, "iteration")
-			if !ok1 || !ok2 || spent < prev {
-				t.Fatalf("%s frame %d: spent_tokens %v, iteration %v; want both, spent never falling", tt.query, i+1, f["spent_tokens"], f["iteration"])
-			}
-			prev = spent
-		}
-		last := frames[len(frames)-1]
-		if it, _ := num(last, "iteration"); it != tt.iteration || prev != tt.tokens {
-			t.Errorf("%s: last frame iteration %d, spent_tokens %d; want %d, %d", tt.query, it, prev, tt.iteration, tt.tokens)
+	for i, f := range framesOf(t, s, "/api/lessons/compression-strategies/frames") {
+		_, ok1 := num(f, "spent_tokens")
+		_, ok2 := num(f, "iteration")
+		if !ok1 || !ok2 {
+			t.Fatalf("frame %d: spent_tokens %v, iteration %v; want both", i+1, f["spent_tokens"], f["iteration"])
 		}
 	}
 	for _, f := range framesOf(t, s, "/api/lessons/context-memory/frames") {
@@ -78,8 +62,11 @@ func TestFramesAPISpend(t *testing.T) {
 	}
 }
 
-// TestFramesAPISecondWindow: while the sub-agent works, frames carry its
-// window (name, total, blocks); the main window's blocks are unchanged.
+// TestFramesAPISecondWindow: a frame that carries a second window encodes
+// it as second_window {name, total_tokens, blocks} with sub_spent_tokens
+// beside it; a run without one carries no second_window. Which frames carry
+// it (the sub-agent's 7 steps), its total and the sub-agent's tokens are
+// the engine's, in sim/strategies_test.go TestSubagentIsolation.
 func TestFramesAPISecondWindow(t *testing.T) {
 	s := newTestServer(t)
 	carried := 0
@@ -93,15 +80,15 @@ func TestFramesAPISecondWindow(t *testing.T) {
 		for _, b := range sw["blocks"].([]any) {
 			total += int(b.(map[string]any)["tokens"].(float64))
 		}
-		if sw["name"] != "ui.window-subagent" || int(sw["total_tokens"].(float64)) != total || total == 0 {
-			t.Errorf("frame %v: second window %v, blocks sum %d", f["step"], sw["name"], total)
+		if sw["name"] != "ui.window-subagent" || int(sw["total_tokens"].(float64)) != total {
+			t.Errorf("frame %v: second window %v, total_tokens %v, blocks sum %d", f["step"], sw["name"], sw["total_tokens"], total)
 		}
-		if sub, _ := num(f, "sub_spent_tokens"); sub == 0 {
-			t.Errorf("frame %v: no sub_spent_tokens while the sub-agent works", f["step"])
+		if _, ok := num(f, "sub_spent_tokens"); !ok {
+			t.Errorf("frame %v: no sub_spent_tokens beside the second window", f["step"])
 		}
 	}
-	if carried != 7 {
-		t.Errorf("%d frames carry the sub-agent's window; want its 7 steps", carried)
+	if carried == 0 {
+		t.Error("isolation on: no frame carries a second window")
 	}
 	for _, f := range framesOf(t, s, "/api/lessons/subagent-isolation/frames?isolation=off") {
 		if _, ok := f["second_window"]; ok {
