@@ -75,8 +75,8 @@ func replayAll(t testing.TB, l *scenarios.Lesson) map[string]*sim.Replay {
 			if strings.Contains(f.Error, "tool_use") {
 				t.Fatalf("%s under %s, frame %d: %s", l.ID, p, f.Step, f.Error)
 			}
-			for i, b := range f.Blocks {
-				if b.Role == sim.RoleTool && (i == 0 || f.Blocks[i-1].ToolUseID != b.ToolUseID) {
+			for i, b := range f.Blocks() {
+				if b.Role == sim.RoleTool && (i == 0 || f.Blocks()[i-1].ToolUseID != b.ToolUseID) {
 					t.Fatalf("%s under %s, frame %d: result %s without its call before it", l.ID, p, f.Step, b.ID)
 				}
 			}
@@ -172,7 +172,7 @@ func TestRecordedCompaction(t *testing.T) {
 	}
 	last := r.Frames[len(r.Frames)-1]
 	var ids []string
-	for _, b := range last.Blocks {
+	for _, b := range last.Blocks() {
 		ids = append(ids, b.ID)
 	}
 	if got := strings.Join(ids, " "); got != "system c1 u5 call-toolu_c2 result-toolu_c2 a8" {

@@ -304,7 +304,7 @@ func (l *Lesson) RunBudget() *RunBudget {
 func (b *RunBudget) Spend(r *sim.Replay) error {
 	n := 0
 	for _, f := range r.Frames {
-		n += len(f.Blocks)
+		n += f.BlockCount()
 	}
 	b.mu.Lock()
 	defer b.mu.Unlock()

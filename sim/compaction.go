@@ -281,8 +281,9 @@ func (r *compactionRun) show(h *harness, kind FrameKind, variants []string, sele
 	for _, id := range selected {
 		in[id] = true
 	}
-	for i := range f.Blocks {
-		f.Blocks[i].Selected = in[f.Blocks[i].ID]
+	bs := f.Blocks()
+	for i := range bs {
+		bs[i].Selected = in[bs[i].ID]
 	}
 	f.Decisive = true
 	return f
@@ -410,9 +411,10 @@ func (r *compactionRun) frame(h *harness, f *Frame, fc frameCtx) {
 	if fc.finish && !r.on {
 		*fc.tags = append(*fc.tags, "no-compaction")
 	}
-	for i := range f.Blocks {
-		if slices.Contains(r.summaries, f.Blocks[i].ID) {
-			f.Blocks[i].Spotlight = true
+	bs := f.Blocks()
+	for i := range bs {
+		if slices.Contains(r.summaries, bs[i].ID) {
+			bs[i].Spotlight = true
 		}
 	}
 	if !fc.own || r.last == nil {

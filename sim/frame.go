@@ -41,6 +41,35 @@ type Replay struct {
 	Panels []Panel
 	// Figures are run-level figures narration may use on any frame.
 	Figures []Figure
+
+	store *store // the blocks the frames share
+}
+
+// Versions calls yield with every version of every block the run's
+// requests held, once each (not the per-frame flags, badges and
+// attributes): what holds the texts of a run.
+func (r *Replay) Versions(yield func(*Block) bool) {
+	if r.store == nil {
+		return
+	}
+	for i := range r.store.n {
+		if !yield(r.store.at(i)) {
+			return
+		}
+	}
+}
+
+// Held is how many blocks the run keeps: the versions its frames share and
+// the blocks frames show differently. A replay's memory grows with it.
+func (r *Replay) Held() int {
+	n := 0
+	if r.store != nil {
+		n = int(r.store.n)
+	}
+	for i := range r.Frames {
+		n += len(r.Frames[i].req.over)
+	}
+	return n
 }
 
 // Field is a named run-level value of the frames API.
@@ -57,7 +86,7 @@ type Frame struct {
 	// Narration holds the narration keys for this frame, most specific first
 	// ("loss-check@missing", "loss-check").
 	Narration []string
-	Blocks    []Block // the request, in order
+	req       request // the request, in order (Blocks)
 	Total     int     // tokens in the request (the refused request, when refused)
 	Error     string  // the provider's error when the request was refused
 	// Pending is the summarizer's output shown beside the window before it
@@ -311,6 +340,20 @@ const (
 	EventRefused           = "refused"       // the provider refused the request (Reason: its error)
 )
 
+// Blocks is the request, in order. While the harness emits the frame
+// (in the mechanisms' frame hooks) it is the frame's own slice, which they
+// may change; afterwards it is a new copy made from the blocks the
+// replay's frames share: changing it changes nothing.
+func (f *Frame) Blocks() []Block { return f.req.blocks() }
+
+// BlockCount is how many blocks the request holds (len(f.Blocks()),
+// without the copy).
+func (f *Frame) BlockCount() int { return f.req.count() }
+
+// SetBlocks makes bs the request of a frame made outside a replay (a view
+// of a second window).
+func (f *Frame) SetBlocks(bs []Block) { f.req = request{n: int32(len(bs)), open: bs} }
+
 // Figure returns the frame's figure name and whether it has one. Besides
 // the figures its mechanisms gave it, every frame has total (tokens in
 // the request) and session.
@@ -329,12 +372,11 @@ func (f *Frame) Figure(name string) (Figure, bool) {
 	return Figure{}, false
 }
 
-// Block returns the frame's block id and whether the request holds it.
+// Block returns the frame's block id and whether the request holds it (a
+// copy, once the frame is closed, as Blocks).
 func (f *Frame) Block(id string) (*Block, bool) {
-	for i := range f.Blocks {
-		if f.Blocks[i].ID == id {
-			return &f.Blocks[i], true
-		}
+	if b, ok := f.req.block(id); ok {
+		return b, true
 	}
 	if f.Pending != nil && f.Pending.ID == id {
 		return f.Pending, true

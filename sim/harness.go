@@ -23,7 +23,7 @@ func run(l *Lesson, p Policy, tok Tokenizer, t tap) (*Replay, error) {
 		return nil, err
 	}
 	h := replayWith(l, p, tok, t)
-	r := &Replay{Frames: h.frames, Window: h.limit}
+	r := &Replay{Frames: h.frames, Window: h.limit, store: h.fr.s}
 	for _, m := range h.mechs {
 		m.finish(h, r)
 	}
@@ -36,7 +36,7 @@ func replay(l *Lesson, p Policy, tok Tokenizer) *harness { return replayWith(l, 
 // replayWith is replay with a tap on what the provider sees (nil: none).
 func replayWith(l *Lesson, p Policy, tok Tokenizer, t tap) *harness {
 	h := &harness{l: l, p: p, limit: windowOf(l, p), tok: tok, prevIDs: map[string]bool{}, frames: make([]Frame, 0, len(l.Trace)+8),
-		origins: map[string]*Msg{}, tap: t}
+		origins: map[string]*Msg{}, tap: t, fr: newFramer()}
 	for _, m := range l.Mechanisms {
 		h.mechs = append(h.mechs, m.start(h))
 	}
@@ -46,6 +46,8 @@ func replayWith(l *Lesson, p Policy, tok Tokenizer, t tap) *harness {
 	for _, st := range l.Trace {
 		h.step(st)
 	}
+	h.closeFrame()
+	h.fr.s.latest = nil // the store is complete
 	return h
 }
 
@@ -68,6 +70,7 @@ type harness struct {
 	stuck    bool // a request was refused: the session cannot go on
 
 	frames  []Frame
+	fr      *framer // keeps the frames' blocks
 	prevIDs map[string]bool
 	events  []Event
 
@@ -402,12 +405,14 @@ func (h *harness) callAs(kind FrameKind) bool {
 // tap sees the provider's side of a replay as it happens: each request the
 // provider accepted, as sent, with the index of the frame that shows it
 // (-1: none; that frame was emitted just before); each block the model
-// wrote in answer; each frame as it is emitted (its index). Tests model
-// the provider with it, apart from the harness's own meters.
+// wrote in answer; each frame as it is emitted (its index); each frame's
+// blocks as its mechanisms left them, just before the frame is closed.
+// Tests model the provider with it, apart from the harness's own meters.
 type tap interface {
 	request(req []Block, shown int)
 	wrote(b Block)
 	frame(i int)
+	closing(i int, bs []Block)
 }
 
 // send is the provider's check of the request: broken tool pairs, or a
@@ -533,6 +538,7 @@ func (h *harness) emit(kind FrameKind, base string, fc frameCtx) *Frame {
 
 // emitWith is emit with variants of the frame's own before the step's.
 func (h *harness) emitWith(kind FrameKind, base string, own []string, fc frameCtx) *Frame {
+	h.closeFrame()
 	blocks := h.window()
 	ids := make(map[string]bool, len(blocks))
 	total, newBlocks, newTokens := 0, 0, 0
@@ -546,7 +552,7 @@ func (h *harness) emitWith(kind FrameKind, base string, own []string, fc frameCt
 	}
 	h.prevIDs = ids
 	f := Frame{
-		Step: len(h.frames) + 1, Kind: kind, TraceStep: h.cur.ID, Blocks: blocks, Total: total,
+		Step: len(h.frames) + 1, Kind: kind, TraceStep: h.cur.ID, req: h.fr.request(blocks), Total: total,
 		Session: h.session, Events: h.events,
 	}
 	f.Figures = make([]Figure, 0, 12)
@@ -555,7 +561,7 @@ func (h *harness) emitWith(kind FrameKind, base string, own []string, fc frameCt
 		f.Figures = append(f.Figures, count("new-blocks", newBlocks), tokens("new-tokens", newTokens))
 	}
 	if h.cache != nil {
-		c := h.cache.compare(f.Blocks)
+		c := h.cache.compare(f.Blocks())
 		f.Cache = &c
 	}
 	for _, c := range h.counters {
@@ -587,6 +593,19 @@ func (h *harness) emitWith(kind FrameKind, base string, own []string, fc frameCt
 		h.tap.frame(len(h.frames) - 1)
 	}
 	return &h.frames[len(h.frames)-1]
+}
+
+// closeFrame closes the last frame: its blocks join the ones the replay's
+// frames share. Mechanisms change a frame's blocks only until then.
+func (h *harness) closeFrame() {
+	n := len(h.frames)
+	if n == 0 || h.frames[n-1].req.open == nil {
+		return
+	}
+	if h.tap != nil {
+		h.tap.closing(n-1, h.frames[n-1].req.open)
+	}
+	h.fr.close(&h.frames[n-1].req)
 }
 
 // blockOf makes the block of a trace message, sized by the lesson's rule.

@@ -21,8 +21,9 @@ type usageRun struct{ base }
 // replay counts it (the blocks before the message).
 func (usageRun) frame(h *harness, f *Frame, fc frameCtx) {
 	before := 0
-	for i := range f.Blocks {
-		b := &f.Blocks[i]
+	bs := f.Blocks()
+	for i := range bs {
+		b := &bs[i]
 		if u := b.Usage; u != nil && b.New && b.Role == RoleAssistant {
 			provider := u.InputTotal()
 			f.Figures = append(f.Figures, tokens("provider-input", provider), tokens("replay-input", before))

@@ -270,7 +270,7 @@ const presetBlocks = 500_000
 func frameBlocks(r *sim.Replay) int {
 	n := 0
 	for _, f := range r.Frames {
-		n += len(f.Blocks)
+		n += f.BlockCount()
 	}
 	return n
 }

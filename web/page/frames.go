@@ -281,7 +281,8 @@ func (w *jsonw) frame(f *sim.Frame, mechanical string) {
 	} else {
 		w.value("error", nil)
 	}
-	w.list("blocks", len(f.Blocks), func(i int) { w.block(&f.Blocks[i], mechanical) })
+	bs := f.Blocks()
+	w.list("blocks", len(bs), func(i int) { w.block(&bs[i], mechanical) })
 	if f.Pending != nil {
 		w.key("pending")
 		w.block(f.Pending, mechanical)

@@ -22,6 +22,17 @@ type frameView struct {
 	run    *sim.Replay
 	ui     catalog.Messages
 	conds  map[string]bool // conditions decided so far ("name:arg")
+	bs     []sim.Block     // the blocks of bsOf, copied once
+	bsOf   *sim.Frame
+}
+
+// blocks are the frame's blocks (sim.Frame.Blocks makes a copy: a view
+// makes it once).
+func (v *frameView) blocks() []sim.Block {
+	if v.bsOf != v.f {
+		v.bs, v.bsOf = v.f.Blocks(), v.f
+	}
+	return v.bs
 }
 
 func newFrameView(l *scenarios.Lesson, p sim.Policy, r *sim.Replay, i int, ui catalog.Messages) *frameView {
@@ -205,12 +216,12 @@ func (v *frameView) cond(name, arg string) (bool, bool) {
 	switch name {
 	case "in":
 		ref := refOf(v, arg)
-		return slices.ContainsFunc(v.f.Blocks, func(b sim.Block) bool { return b.ID == ref }), true
+		return slices.ContainsFunc(v.blocks(), func(b sim.Block) bool { return b.ID == ref }), true
 	case "seen":
 		_, ok := v.seen(arg)
 		return ok, true
 	case "fact":
-		return v.factIn(arg, v.f.Blocks), true
+		return v.factIn(arg, v.blocks()), true
 	case "holds":
 		ref, fact, _ := strings.Cut(arg, ":")
 		b, ok := v.block(ref)
@@ -252,8 +263,9 @@ func (v *frameView) summary() (*sim.Block, bool) {
 	if b, ok := v.block("summary-block"); ok {
 		return b, true
 	}
-	for j := len(v.f.Blocks) - 1; j >= 0; j-- {
-		if b := &v.f.Blocks[j]; b.Summary != nil && b.Kind == sim.KindSummary {
+	bs := v.blocks()
+	for j := len(bs) - 1; j >= 0; j-- {
+		if b := &bs[j]; b.Summary != nil && b.Kind == sim.KindSummary {
 			return b, true
 		}
 	}
