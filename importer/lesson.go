@@ -68,12 +68,15 @@ const maxSteps = 300
 // previous one.
 func buildTrace(s *transcript.Session, steps int, w *words) (*trace, error) {
 	b := &traceBuilder{t: &trace{kinds: map[string]stepKind{}}, results: resultsOf(s.Messages), ids: newIDs(),
-		group: groupSize(s.Messages, cmp.Or(steps, maxSteps))}
+		group: groupSize(s.Messages, cmp.Or(steps, maxSteps)), size: &size{file: s.File, lim: scenarios.Recorded()}}
 	compaction := 0
 	for i := 0; i <= len(s.Messages); i++ {
 		for compaction < len(s.Compactions) && s.Compactions[compaction].Before == i {
 			compaction++
 			b.compact(compaction, s.Compactions[compaction-1], w)
+		}
+		if b.size.err != nil {
+			return nil, b.size.err
 		}
 		if i == len(s.Messages) {
 			break
@@ -89,6 +92,9 @@ func buildTrace(s *transcript.Session, steps int, w *words) (*trace, error) {
 		// Tool results travel with their calls.
 	}
 	b.flush()
+	if b.size.err != nil {
+		return nil, b.size.err
+	}
 	if len(b.t.steps) == 0 {
 		return nil, fmt.Errorf("%s: the session holds no user or assistant message", s.File)
 	}
@@ -117,6 +123,40 @@ type traceBuilder struct {
 	window  []string // blocks in the window in the recorded replay
 	cur     *lessonfile.Step
 	kind    stepKind
+	size    *size
+}
+
+// size counts the lesson the trace makes against the limits of an imported
+// session, as the loader will: its messages (a tool call and its result
+// are two) and their texts. Past one, the import stops at the session's
+// line that went past it, before the lesson is written, loaded or
+// replayed.
+type size struct {
+	file string
+	lim  scenarios.Limits
+	msgs int
+	text int
+	err  error // the first limit passed
+}
+
+// add counts msgs messages holding text bytes, from line of the session.
+func (z *size) add(line, msgs, text int) {
+	if z.err != nil {
+		return
+	}
+	z.msgs += msgs
+	z.text += text
+	what := ""
+	switch {
+	case z.msgs > z.lim.Messages:
+		what = fmt.Sprintf("more than %d messages as a lesson counts them (a text, a tool call and its result each count one)", z.lim.Messages)
+	case z.text > z.lim.TextBytes:
+		what = fmt.Sprintf("more than %d MiB of text", z.lim.TextBytes>>20)
+	default:
+		return
+	}
+	z.err = &transcript.Error{File: z.file, Line: line, Err: transcript.ErrTooLarge,
+		Msg: "the session holds " + what + ", the most " + z.lim.Tier + " may hold; it was refused here, before the lesson was made"}
 }
 
 func (b *traceBuilder) flush() {
@@ -151,12 +191,14 @@ func (b *traceBuilder) compact(k int, c transcript.Compaction, w *words) {
 	switch {
 	case len(b.window) > 0:
 		prov := w.compaction(c)
+		b.size.add(c.Line, 0, len(c.Summary))
 		b.t.cards = append(b.t.cards, lessonfile.Card{ID: id, Covers: b.window,
 			Versions: []lessonfile.Version{{Content: c.Summary, Provenance: prov, Recorded: true}}})
 		b.t.steps = append(b.t.steps, lessonfile.Step{Step: fmt.Sprintf("compact-%d", k), Type: string(sim.StepCompact), Card: id})
 		b.window = []string{id}
 	case strings.TrimSpace(c.Summary) != "":
 		b.open()
+		b.size.add(c.Line, 1, len(c.Summary))
 		b.cur.Messages = append(b.cur.Messages, lessonfile.Message{ID: id, Role: string(sim.RoleUser), Label: w.text("carried", nil), Content: c.Summary})
 		b.kind.carried = id
 		b.flush()
@@ -167,7 +209,9 @@ func (b *traceBuilder) user(i int, m transcript.Message) {
 	b.flush()
 	b.open()
 	b.kind.user = fmt.Sprintf("u%d", i+1)
-	b.cur.Messages = append(b.cur.Messages, lessonfile.Message{ID: b.kind.user, Role: string(sim.RoleUser), Label: labelOf(m.Text), Content: b.t.clip(m.Text)})
+	text := b.t.clip(m.Text)
+	b.size.add(m.Line, 1, len(text))
+	b.cur.Messages = append(b.cur.Messages, lessonfile.Message{ID: b.kind.user, Role: string(sim.RoleUser), Label: labelOf(m.Text), Content: text})
 	if b.group == 1 {
 		b.flush()
 	}
@@ -190,7 +234,9 @@ func (b *traceBuilder) response(i int, m transcript.Message) {
 		if strings.TrimSpace(text) == "" {
 			text = "(no text)"
 		}
-		b.cur.Messages = append(b.cur.Messages, lessonfile.Message{ID: r.Text, Role: string(sim.RoleAssistant), Label: labelOf(text), Content: b.t.clip(text), Usage: u})
+		content := b.t.clip(text)
+		b.size.add(m.Line, 1, len(content))
+		b.cur.Messages = append(b.cur.Messages, lessonfile.Message{ID: r.Text, Role: string(sim.RoleAssistant), Label: labelOf(text), Content: content, Usage: u})
 		u, first = nil, false
 	}
 	for _, c := range m.Calls {
@@ -203,8 +249,10 @@ func (b *traceBuilder) response(i int, m transcript.Message) {
 		if strings.TrimSpace(args) == "" {
 			args = "{}"
 		}
+		result := b.t.clip(nonEmpty(res))
+		b.size.add(m.Line, 2, len(c.Name)+len(args)+len(result))
 		b.cur.Messages = append(b.cur.Messages, lessonfile.Message{Call: &lessonfile.Call{ID: id, Tool: c.Name, ArgsJSON: args,
-			Result: lessonfile.TextResult(b.t.clip(nonEmpty(res))), Usage: u, Continues: !first}})
+			Result: lessonfile.TextResult(result), Usage: u, Continues: !first}})
 		u, first = nil, false
 		r.Calls = append(r.Calls, id)
 		b.t.calls++
