@@ -281,9 +281,8 @@ func (r *compactionRun) show(h *harness, kind FrameKind, variants []string, sele
 	for _, id := range selected {
 		in[id] = true
 	}
-	bs := f.Blocks()
-	for i := range bs {
-		bs[i].Selected = in[bs[i].ID]
+	for i := range f.req.count() {
+		f.req.setFlag(i, flagSelected, in[f.req.view(i).ID])
 	}
 	f.Decisive = true
 	return f
@@ -411,10 +410,11 @@ func (r *compactionRun) frame(h *harness, f *Frame, fc frameCtx) {
 	if fc.finish && !r.on {
 		*fc.tags = append(*fc.tags, "no-compaction")
 	}
-	bs := f.Blocks()
-	for i := range bs {
-		if slices.Contains(r.summaries, bs[i].ID) {
-			bs[i].Spotlight = true
+	if len(r.summaries) > 0 {
+		for i := range f.req.count() {
+			if slices.Contains(r.summaries, f.req.view(i).ID) {
+				f.req.setFlag(i, flagSpotlight, true)
+			}
 		}
 	}
 	if !fc.own || r.last == nil {

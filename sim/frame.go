@@ -255,9 +255,10 @@ type Block struct {
 	// Spotlight asks the page to show the block's text beside the window
 	// (a new summary, a pending one).
 	Spotlight    bool
-	Cached       bool // inside the reused prefix of the prompt cache
-	FirstChanged bool // the first block the cache cannot reuse
-	tier         int8 // the tier a compressor classified it in (0: untouched)
+	Cached       bool  // inside the reused prefix of the prompt cache
+	FirstChanged bool  // the first block the cache cannot reuse
+	tier         int8  // the tier a compressor classified it in (0: untouched)
+	ref          int32 // 1 + the index of the version of the replay's store it was last found as (0: none)
 }
 
 // Attr is a named integer the frames API carries on a block.
@@ -352,7 +353,7 @@ func (f *Frame) BlockCount() int { return f.req.count() }
 
 // SetBlocks makes bs the request of a frame made outside a replay (a view
 // of a second window).
-func (f *Frame) SetBlocks(bs []Block) { f.req = request{n: int32(len(bs)), open: bs} }
+func (f *Frame) SetBlocks(bs []Block) { f.req = request{n: int32(len(bs)), open: bs, isOpen: true} }
 
 // Figure returns the frame's figure name and whether it has one. Besides
 // the figures its mechanisms gave it, every frame has total (tokens in

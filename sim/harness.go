@@ -35,7 +35,7 @@ func replay(l *Lesson, p Policy, tok Tokenizer) *harness { return replayWith(l, 
 
 // replayWith is replay with a tap on what the provider sees (nil: none).
 func replayWith(l *Lesson, p Policy, tok Tokenizer, t tap) *harness {
-	h := &harness{l: l, p: p, limit: windowOf(l, p), tok: tok, prevIDs: map[string]bool{}, frames: make([]Frame, 0, len(l.Trace)+8),
+	h := &harness{l: l, p: p, limit: windowOf(l, p), tok: tok, frames: make([]Frame, 0, len(l.Trace)+8),
 		origins: map[string]*Msg{}, tap: t, fr: newFramer()}
 	for _, m := range l.Mechanisms {
 		h.mechs = append(h.mechs, m.start(h))
@@ -69,10 +69,9 @@ type harness struct {
 	session  int
 	stuck    bool // a request was refused: the session cannot go on
 
-	frames  []Frame
-	fr      *framer // keeps the frames' blocks
-	prevIDs map[string]bool
-	events  []Event
+	frames []Frame
+	fr     *framer // keeps the frames' blocks
+	events []Event
 
 	tags    []string        // scratch: the narration tags of the frame being emitted
 	origins map[string]*Msg // one origin per key, shared by the blocks that have it
@@ -539,26 +538,15 @@ func (h *harness) emit(kind FrameKind, base string, fc frameCtx) *Frame {
 // emitWith is emit with variants of the frame's own before the step's.
 func (h *harness) emitWith(kind FrameKind, base string, own []string, fc frameCtx) *Frame {
 	h.closeFrame()
-	blocks := h.window()
-	ids := make(map[string]bool, len(blocks))
-	total, newBlocks, newTokens := 0, 0, 0
-	for i := range blocks {
-		ids[blocks[i].ID] = true
-		blocks[i].New = !h.prevIDs[blocks[i].ID]
-		total += blocks[i].Tokens
-		if blocks[i].New {
-			newBlocks, newTokens = newBlocks+1, newTokens+blocks[i].Tokens
-		}
-	}
-	h.prevIDs = ids
+	req, o := h.fr.open(h)
 	f := Frame{
-		Step: len(h.frames) + 1, Kind: kind, TraceStep: h.cur.ID, req: h.fr.request(blocks), Total: total,
+		Step: len(h.frames) + 1, Kind: kind, TraceStep: h.cur.ID, req: req, Total: o.total,
 		Session: h.session, Events: h.events,
 	}
 	f.Figures = make([]Figure, 0, 12)
-	if newBlocks > 0 {
+	if o.newBlocks > 0 {
 		// What is new in the window since the previous frame.
-		f.Figures = append(f.Figures, count("new-blocks", newBlocks), tokens("new-tokens", newTokens))
+		f.Figures = append(f.Figures, count("new-blocks", o.newBlocks), tokens("new-tokens", o.newTokens))
 	}
 	if h.cache != nil {
 		c := h.cache.compare(f.Blocks())
@@ -599,11 +587,11 @@ func (h *harness) emitWith(kind FrameKind, base string, own []string, fc frameCt
 // frames share. Mechanisms change a frame's blocks only until then.
 func (h *harness) closeFrame() {
 	n := len(h.frames)
-	if n == 0 || h.frames[n-1].req.open == nil {
+	if n == 0 || !h.frames[n-1].req.isOpen {
 		return
 	}
 	if h.tap != nil {
-		h.tap.closing(n-1, h.frames[n-1].req.open)
+		h.tap.closing(n-1, h.frames[n-1].req.materialize())
 	}
 	h.fr.close(&h.frames[n-1].req)
 }

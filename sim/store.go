@@ -118,6 +118,12 @@ type override struct {
 
 // request is a frame's blocks: open while the harness emits the frame,
 // then ranges of the replay's store.
+//
+// An open request is the store version of each block and its flags, plus
+// the few blocks a hook changed for this frame (edit). A hook that asks
+// for all the blocks (Frame.Blocks) gets them as a slice of the frame's
+// own (open), which it may change freely; either way close keeps only what
+// differs from the store.
 type request struct {
 	s     *store
 	n     int32
@@ -125,15 +131,32 @@ type request struct {
 	marks []mark
 	over  []override // by position
 
-	open []Block // the open frame's blocks; nil once closed
-	ids  []int32 // the open frame's stored versions, by position
+	// While the frame is open:
+	isOpen bool
+	ids    []int32  // the stored version of each block, by position
+	fl     []flags  // each block's flags, by position (until open is made)
+	edits  []edited // blocks a hook changed for this frame (until open is made)
+	open   []Block  // the frame's blocks as one slice, once a hook asked for them
 }
 
-// blocks are the request's blocks: the open frame's own slice, else a new
-// copy made from the store.
+// edited is a block a hook changed for this frame only.
+type edited struct {
+	at int32
+	b  *Block
+}
+
+// blocks are the request's blocks: the open frame's own slice (made on
+// the first call), else a new copy made from the store.
 func (r *request) blocks() []Block {
-	if r.open != nil || r.n == 0 {
+	if r.isOpen {
+		if r.open == nil && r.n > 0 {
+			r.open = r.materialize()
+			r.fl, r.edits = nil, nil
+		}
 		return r.open
+	}
+	if r.n == 0 {
+		return nil
 	}
 	out := make([]Block, 0, r.n)
 	for _, sp := range r.spans {
@@ -156,23 +179,103 @@ func (r *request) blocks() []Block {
 	return out
 }
 
-// count is how many blocks the request holds.
-func (r *request) count() int {
+// materialize is an open request's blocks as a new slice.
+func (r *request) materialize() []Block {
 	if r.open != nil {
-		return len(r.open)
+		return slices.Clone(r.open)
 	}
-	return int(r.n)
+	out := make([]Block, r.n)
+	for i, at := range r.ids {
+		out[i] = *r.s.at(at)
+		r.fl[i].set(&out[i])
+	}
+	for _, e := range r.edits {
+		out[e.at] = *e.b
+	}
+	return out
 }
+
+// view is block i of an open request, to read: a hook must not change it
+// (setFlag and edit do).
+func (r *request) view(i int) *Block {
+	if r.open != nil {
+		return &r.open[i]
+	}
+	for _, e := range r.edits {
+		if int(e.at) == i {
+			return e.b
+		}
+	}
+	return r.s.at(r.ids[i])
+}
+
+// flagsAt are block i's flags in an open request.
+func (r *request) flagsAt(i int) flags {
+	if r.open != nil {
+		return flagsOf(&r.open[i])
+	}
+	return r.fl[i]
+}
+
+// setFlag sets (or clears) flag f of block i of an open request.
+func (r *request) setFlag(i int, f flags, on bool) {
+	if r.open != nil {
+		fl := flagsOf(&r.open[i])
+		if on {
+			fl |= f
+		} else {
+			fl &^= f
+		}
+		fl.set(&r.open[i])
+		return
+	}
+	if on {
+		r.fl[i] |= f
+	} else {
+		r.fl[i] &^= f
+	}
+	for _, e := range r.edits {
+		if int(e.at) == i {
+			r.fl[i].set(e.b)
+		}
+	}
+}
+
+// edit is block i of an open request as this frame's own copy, which a
+// hook may change (its badges, its attributes); its flags stay setFlag's.
+func (r *request) edit(i int) *Block {
+	if r.open != nil {
+		return &r.open[i]
+	}
+	for _, e := range r.edits {
+		if int(e.at) == i {
+			return e.b
+		}
+	}
+	b := *r.s.at(r.ids[i])
+	r.fl[i].set(&b)
+	r.edits = append(r.edits, edited{int32(i), &b})
+	return &b
+}
+
+// count is how many blocks the request holds.
+func (r *request) count() int { return int(r.n) }
 
 // block is the request's block id, as the frame shows it: a copy, or the
 // open frame's own block.
 func (r *request) block(id string) (*Block, bool) {
-	if r.open != nil || r.n == 0 {
-		for i := range r.open {
-			if r.open[i].ID == id {
+	if r.isOpen {
+		for i := range int(r.n) {
+			if r.view(i).ID == id {
+				if r.open == nil {
+					return r.edit(i), true // the caller may change it, as the open slice's
+				}
 				return &r.open[i], true
 			}
 		}
+		return nil, false
+	}
+	if r.n == 0 {
 		return nil, false
 	}
 	for _, v := range r.s.versions(id) {
@@ -218,64 +321,103 @@ func (r *request) stored(pos int32) int32 {
 // block's version as a frame is emitted, and closes the frame when the
 // next one comes.
 type framer struct {
-	s    *store
-	prev []int32           // the previous frame's stored versions, by position
-	over map[string]*Block // the previous frame's overrides, by id
+	s     *store
+	seen  []int32           // by version: the last frame (1-based) whose request held it
+	frame int32             // frames opened so far
+	over  map[string]*Block // the previous frame's overrides, by id
+	ids   []int32           // scratch for the open request's versions
+	fl    []flags           // and flags
 }
 
 func newFramer() *framer { return &framer{s: newStore(), over: map[string]*Block{}} }
 
-// request opens a frame's request on bs, the blocks as the harness holds
-// them now (New and Cached may already be set).
-func (fr *framer) request(bs []Block) request {
-	ids := make([]int32, len(bs))
-	for i := range bs {
-		ids[i] = fr.version(i, &bs[i])
-	}
-	fr.prev = ids
-	if bs == nil {
-		bs = []Block{} // open, with nothing in it
-	}
-	return request{s: fr.s, n: int32(len(bs)), open: bs, ids: ids}
+// opened is what opening a request measured of it.
+type opened struct {
+	total, newBlocks, newTokens int
 }
 
-// version is the store index of b, at position i of the request: the
-// version the previous frame had there or the newest of its id when b is
-// the same, else a new one.
-func (fr *framer) version(i int, b *Block) int32 {
-	if i < len(fr.prev) {
-		if at := fr.prev[i]; sameBlock(b, fr.s.at(at)) {
-			return at
+// open opens the request of the next frame on the blocks of h's window as
+// it stands, each found or added in the store; a block is New when its id
+// was not in the previous frame's request.
+func (fr *framer) open(h *harness) (request, opened) {
+	fr.frame++
+	prev := fr.frame - 1
+	ids, fl := fr.ids[:0], fr.fl[:0]
+	var o opened
+	h.each(func(b *Block) bool {
+		at, was := fr.version(b)
+		in := prev > 0 && (fr.seen[at] == prev || (was >= 0 && fr.seen[was] == prev))
+		fr.seen[at] = fr.frame
+		f := flags(0)
+		if !in {
+			f = flagNew
+			o.newBlocks, o.newTokens = o.newBlocks+1, o.newTokens+b.Tokens
 		}
+		o.total += b.Tokens
+		ids, fl = append(ids, at), append(fl, f)
+		return true
+	})
+	fr.ids, fr.fl = ids, fl
+	return request{s: fr.s, n: int32(len(ids)), ids: ids, fl: fl, isOpen: true}, o
+}
+
+// version is the store index of b: the version b came from or the newest
+// of its id when b is the same, else a new one (then was is the newest
+// version of its id before it, or -1). It notes the version in b.
+func (fr *framer) version(b *Block) (at, was int32) {
+	was = -1
+	if b.ref > 0 && sameBlock(b, fr.s.at(b.ref-1)) {
+		return b.ref - 1, was
 	}
-	if at, ok := fr.s.latest[b.ID]; ok && sameBlock(b, fr.s.at(at)) {
-		return at
+	if v, ok := fr.s.latest[b.ID]; ok {
+		if sameBlock(b, fr.s.at(v)) {
+			b.ref = v + 1
+			return v, was
+		}
+		was = v
 	}
-	return fr.s.add(plain(b))
+	at = fr.s.add(plain(b))
+	fr.s.at(at).ref = at + 1
+	b.ref = at + 1
+	fr.seen = append(fr.seen, 0)
+	return at, was
 }
 
 // close turns an open request into ranges of the store, flags and
 // overrides.
 func (fr *framer) close(r *request) {
-	if r.open == nil {
+	if !r.isOpen {
 		return
 	}
 	over := map[string]*Block{}
-	for i := range r.open {
-		b, at := &r.open[i], r.ids[i]
+	for i, at := range r.ids {
 		if n := len(r.spans); n > 0 && r.spans[n-1].at+r.spans[n-1].n == at {
 			r.spans[n-1].n++
 		} else {
 			r.spans = append(r.spans, span{at, 1})
 		}
-		if f := flagsOf(b); f != 0 {
+		f := flags(0)
+		var b *Block // the frame's own block, where a hook had one
+		switch {
+		case r.open != nil:
+			b = &r.open[i]
+			f = flagsOf(b)
+		default:
+			f = r.fl[i]
+			for _, e := range r.edits {
+				if int(e.at) == i {
+					b = e.b
+				}
+			}
+		}
+		if f != 0 {
 			if n := len(r.marks); n > 0 && r.marks[n-1].to == int32(i) && r.marks[n-1].flags == f {
 				r.marks[n-1].to++
 			} else {
 				r.marks = append(r.marks, mark{int32(i), int32(i) + 1, f})
 			}
 		}
-		if sameBlock(b, fr.s.at(at)) {
+		if b == nil || sameBlock(b, fr.s.at(at)) {
 			continue
 		}
 		o := fr.over[b.ID]
@@ -289,7 +431,7 @@ func (fr *framer) close(r *request) {
 	}
 	fr.over = over
 	r.spans, r.marks, r.over = slices.Clip(r.spans), slices.Clip(r.marks), slices.Clip(r.over)
-	r.open, r.ids = nil, nil
+	r.ids, r.fl, r.edits, r.open, r.isOpen = nil, nil, nil, nil, false
 }
 
 // plain is b without its per-frame flags, its lists capped so that an

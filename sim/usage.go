@@ -21,10 +21,9 @@ type usageRun struct{ base }
 // replay counts it (the blocks before the message).
 func (usageRun) frame(h *harness, f *Frame, fc frameCtx) {
 	before := 0
-	bs := f.Blocks()
-	for i := range bs {
-		b := &bs[i]
-		if u := b.Usage; u != nil && b.New && b.Role == RoleAssistant {
+	for i := range f.req.count() {
+		b := f.req.view(i)
+		if u := b.Usage; u != nil && f.req.flagsAt(i)&flagNew != 0 && b.Role == RoleAssistant {
 			provider := u.InputTotal()
 			f.Figures = append(f.Figures, tokens("provider-input", provider), tokens("replay-input", before))
 			rows := []Row{
@@ -36,6 +35,7 @@ func (usageRun) frame(h *harness, f *Frame, fc frameCtx) {
 				rows = append(rows, Row{Key: "difference", Values: []Figure{signedTokens("tokens", provider-before), percent("pct", (provider-before)*100/before)}})
 			}
 			f.Panels = append(f.Panels, Panel{ID: "usage", Tone: "info", Rows: rows})
+			b = f.req.edit(i)
 			b.Attrs = append(b.Attrs, Attr{"provider_input", provider})
 			return
 		}
