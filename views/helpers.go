@@ -157,3 +157,12 @@ func tableName(ui UI, w Window) string {
 	}
 	return ui.T("ui.blocks-table")
 }
+
+// categoryText is a category bar as text: each part with its size.
+func categoryText(c CategoryBar) string {
+	parts := make([]string, len(c.Parts))
+	for i, p := range c.Parts {
+		parts[i] = p.Label + " " + p.Size
+	}
+	return strings.Join(parts, ", ")
+}

@@ -415,13 +415,14 @@ func startRoomHTTP(t *testing.T, h http.Handler) *httptest.Server {
 }
 
 // roomTab starts a chromium of its own (own profile, own sessionStorage)
-// on base, at 1440×900, recording CSP violations in window.__csp.
-func roomTab(t *testing.T, base string) *chromeTab {
+// on base, at 1440×900, recording CSP violations in window.__csp; extra
+// are more options of the browser.
+func roomTab(t *testing.T, base string, extra ...chromedp.ExecAllocatorOption) *chromeTab {
 	t.Helper()
 	// Background tabs throttle timers; every tab here is "visible".
-	bctx := startChromium(t, 1440, 900,
+	bctx := startChromium(t, 1440, 900, append([]chromedp.ExecAllocatorOption{
 		chromedp.Flag("disable-background-timer-throttling", true),
-		chromedp.Flag("disable-renderer-backgrounding", true))
+		chromedp.Flag("disable-renderer-backgrounding", true)}, extra...)...)
 	ctx, cancel := context.WithTimeout(bctx, 2*browserTestTimeout)
 	t.Cleanup(cancel)
 	b := &chromeTab{t: t, ctx: ctx, base: base}

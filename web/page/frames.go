@@ -214,6 +214,9 @@ func (b *Builder) WriteFrames(out io.Writer, l *scenarios.Lesson, p sim.Policy, 
 		from, to = sp.From-1, sp.To
 	}
 	w := &jsonw{b: make([]byte, 0, flushAt+flushAt/2)}
+	if l.Sizes == scenarios.SizesProvider {
+		w.o200k = b.tok.Count // each block's text counted beside the provider's size
+	}
 	w.open()
 	w.str("lesson", l.ID)
 	w.int("window", r.Window)
@@ -255,6 +258,9 @@ type jsonw struct {
 	out   io.Writer // nil: the document stays in b
 	first bool      // the next key is the first of its object
 	err   error     // the first value encoding/json could not write, or out's error
+	// o200k counts a block's text for its o200k attribute: a session sized
+	// by the provider's counts (nil: none).
+	o200k func(string) int
 }
 
 // flush hands the buffer on to out when it holds more than n bytes.
@@ -430,6 +436,9 @@ func (w *jsonw) block(b *sim.Block, mechanical string) {
 	}
 	for _, a := range b.Attrs {
 		w.int(a.Name, a.Value)
+	}
+	if w.o200k != nil && b.Content != "" {
+		w.int("o200k", w.o200k(b.Content))
 	}
 	w.close()
 }
