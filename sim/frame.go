@@ -373,6 +373,12 @@ const (
 // replay's frames share: changing it changes nothing.
 func (f *Frame) Blocks() []Block { return f.req.blocks() }
 
+// EachBlock calls yield with each block of the request, in order, as
+// Blocks would hold it, until yield returns false. Nothing is copied but
+// the block yield gets, which it must not keep: a way to look through a
+// long request without the copy Blocks makes.
+func (f *Frame) EachBlock(yield func(b *Block) bool) { f.req.each(yield) }
+
 // BlockCount is how many blocks the request holds (len(f.Blocks()),
 // without the copy).
 func (f *Frame) BlockCount() int { return f.req.count() }

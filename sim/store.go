@@ -258,6 +258,45 @@ func (r *request) edit(i int) *Block {
 	return &b
 }
 
+// each calls yield with each block of the request, in order, until it
+// returns false: the open frame's own (to read), or a copy of a closed
+// one's (one at a time, reused).
+func (r *request) each(yield func(*Block) bool) {
+	if r.isOpen {
+		for i := range int(r.n) {
+			b := *r.view(i)
+			r.flagsAt(i).set(&b)
+			if !yield(&b) {
+				return
+			}
+		}
+		return
+	}
+	var b Block
+	pos, over, mark := int32(0), 0, 0
+	for _, sp := range r.spans {
+		for at := sp.at; at < sp.at+sp.n; at, pos = at+1, pos+1 {
+			if over < len(r.over) && r.over[over].at == pos {
+				b = *r.over[over].b
+				over++
+			} else {
+				b = *r.s.at(at)
+			}
+			for mark < len(r.marks) && r.marks[mark].to <= pos {
+				mark++
+			}
+			f := flags(0)
+			if mark < len(r.marks) && r.marks[mark].from <= pos {
+				f = r.marks[mark].flags
+			}
+			f.set(&b)
+			if !yield(&b) {
+				return
+			}
+		}
+	}
+}
+
 // count is how many blocks the request holds.
 func (r *request) count() int { return int(r.n) }
 

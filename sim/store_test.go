@@ -37,6 +37,11 @@ func TestClosedFramesAsEmitted(t *testing.T) {
 				if !reflect.DeepEqual(got, open[i]) {
 					t.Fatalf("%s under %s, frame %d: closed blocks differ from the emitted ones:\n got %+v\nwant %+v", id, p, i+1, got, open[i])
 				}
+				var each []sim.Block
+				r.Frames[i].EachBlock(func(b *sim.Block) bool { each = append(each, *b); return true })
+				if !reflect.DeepEqual(each, open[i]) {
+					t.Fatalf("%s under %s, frame %d: EachBlock differs from the emitted blocks:\n got %+v\nwant %+v", id, p, i+1, each, open[i])
+				}
 				for j := range got {
 					b, ok := r.Frames[i].Block(got[j].ID)
 					if !ok || !reflect.DeepEqual(*b, got[j]) && firstWithID(got, got[j].ID) == j {
