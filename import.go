@@ -63,7 +63,7 @@ func runImport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		// near importHeap is worth the smaller peak on a laptop.
 		defer debug.SetMemoryLimit(debug.SetMemoryLimit(importHeap))
 	}
-	s, err := transcript.Read(fs.Arg(0), transcript.Options{Format: transcript.Format(*format), Redact: !*noRedact, MaxLine: *maxLine})
+	s, err := transcript.Read(fs.Arg(0), importer.ReadLimits(transcript.Options{Format: transcript.Format(*format), Redact: !*noRedact, MaxLine: *maxLine}))
 	if err != nil {
 		return fmt.Errorf("import: %w", err)
 	}

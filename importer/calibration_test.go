@@ -55,9 +55,9 @@ func TestCalibrated(t *testing.T) {
 				logFigures(t, r, want)
 			}
 			if len(want) > 0 {
-				first := r.Frames[0]
-				if first.Blocks[0].Kind != sim.KindUnseen && (len(first.Blocks) < 2 || first.Blocks[1].Kind != sim.KindUnseen) {
-					t.Errorf("the first frame starts %s %s; want the block of what the file does not hold in the header", first.Blocks[0].ID, first.Blocks[0].Kind)
+				first := r.Frames[0].Blocks()
+				if first[0].Kind != sim.KindUnseen && (len(first) < 2 || first[1].Kind != sim.KindUnseen) {
+					t.Errorf("the first frame starts %s %s; want the block of what the file does not hold in the header", first[0].ID, first[0].Kind)
 				}
 			}
 		})
@@ -92,7 +92,7 @@ func TestRealSessionFigures(t *testing.T) {
 				t.Errorf("the first request after the compaction: %+v; want 36,081 with 21,478 read from the cache", f.Provider)
 			}
 			cached := 0
-			for _, b := range f.Blocks {
+			for _, b := range f.Blocks() {
 				if b.Cached {
 					cached += b.Tokens
 				}
@@ -174,7 +174,7 @@ func logFigures(t *testing.T, r *sim.Replay, want []int) {
 			continue
 		}
 		if len(unseen) == 0 || (after && next == 0) {
-			unseen = append(unseen, f.Blocks[0].Tokens)
+			unseen = append(unseen, f.Blocks()[0].Tokens)
 		}
 		if after && next == 0 {
 			next = f.Total

@@ -51,7 +51,7 @@ func (rs *replays) visit(i int, p sim.Policy, r *sim.Replay) error {
 		}
 		peak = max(peak, f.Total)
 		if b := f.Pending; b != nil && b.Summary != nil && b.Summary.Mechanical {
-			spans = append(spans, span{covers: b.Summary.Covers, blocks: selected(f.Blocks, b.Summary.Covers)})
+			spans = append(spans, span{covers: b.Summary.Covers, blocks: selected(f.Blocks(), b.Summary.Covers)})
 		}
 	}
 	rs.mu.Lock()

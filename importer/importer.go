@@ -75,6 +75,19 @@ type Report struct {
 	Warnings    []string
 }
 
+// ReadLimits is opt with the limits of an imported session
+// (scenarios.Recorded) that the transcript reader can apply as it reads:
+// a session with more messages or text than a lesson may hold is refused
+// at the first record past them, naming its line, before anything else
+// is done. (A message of the session can make several of the lesson: a
+// text and each tool call with its result; Build counts those exactly,
+// with the line, before it makes the lesson.)
+func ReadLimits(opt transcript.Options) transcript.Options {
+	lim := scenarios.Recorded()
+	opt.MaxMessages, opt.MaxTextBytes = lim.Messages, lim.TextBytes
+	return opt
+}
+
 // The windows an import picks from when Options.Window is 0: the model
 // family's, or the next one up when the session does not fit it.
 var windows = []int{128000, 200000, 1000000}

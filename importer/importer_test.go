@@ -3,6 +3,7 @@ package importer
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io/fs"
 	"net/http"
@@ -75,8 +76,8 @@ func replayAll(t testing.TB, l *scenarios.Lesson) map[string]*sim.Replay {
 			if strings.Contains(f.Error, "tool_use") {
 				t.Fatalf("%s under %s, frame %d: %s", l.ID, p, f.Step, f.Error)
 			}
-			for i, b := range f.Blocks {
-				if b.Role == sim.RoleTool && (i == 0 || f.Blocks[i-1].ToolUseID != b.ToolUseID) {
+			for i, b := range f.Blocks() {
+				if b.Role == sim.RoleTool && (i == 0 || f.Blocks()[i-1].ToolUseID != b.ToolUseID) {
 					t.Fatalf("%s under %s, frame %d: result %s without its call before it", l.ID, p, f.Step, b.ID)
 				}
 			}
@@ -174,7 +175,7 @@ func TestRecordedCompaction(t *testing.T) {
 	}
 	last := r.Frames[len(r.Frames)-1]
 	var ids []string
-	for _, b := range last.Blocks {
+	for _, b := range last.Blocks() {
 		ids = append(ids, b.ID)
 	}
 	if got := strings.Join(ids, " "); got != "system c1 u5 call-toolu_c2 result-toolu_c2 a8" {
@@ -506,5 +507,54 @@ func TestLongResultCut(t *testing.T) {
 	res := l.Trace[0].Messages[2].Content // the user's message, the call and its result: one step
 	if len(res) > limit || !utf8.ValidString(res) || !strings.HasSuffix(res, fmt.Sprintf("[… %d bytes cut by ctxsim import: a message of an imported session may have at most %d]", len(log), limit)) {
 		t.Errorf("the result has %d bytes, valid UTF-8 %v, ends %q; want at most %d, valid, with the cut said", len(res), utf8.ValidString(res), res[max(0, len(res)-120):], limit)
+	}
+}
+
+// TestTooLarge: a session whose lesson would hold more messages than an
+// imported session may (20,000; a text, a tool call and its result each
+// count one) is refused at the record of the first message past the
+// limit, before the lesson is made; read with ReadLimits, a session with
+// more messages than that is refused by the reader at the first record
+// past them. The lines are found in the file itself.
+func TestTooLarge(t *testing.T) {
+	lim := scenarios.Recorded().Messages
+	// A turn of rounds 1 is 4 records and 5 messages of the lesson: the
+	// prompt, the model's text and its call, the result, the answer.
+	turns := lim/5 + 1
+	path := filepath.Join(t.TempDir(), "long.jsonl")
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := synth.Write(f, synth.Options{Turns: lim/4 + 1, Rounds: 1, ResultChars: 10, Seed: 1}); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lineOf := func(text string) int {
+		i := strings.Index(string(data), text)
+		if i < 0 {
+			t.Fatalf("%q is not in the file", text)
+		}
+		return strings.Count(string(data[:i]), "\n") + 1
+	}
+
+	_, err = transcript.Read(path, ReadLimits(transcript.Options{}))
+	var te *transcript.Error
+	if !errors.As(err, &te) || !errors.Is(err, transcript.ErrTooLarge) || te.Line != lineOf(fmt.Sprintf("Synthetic turn %d:", lim/4+1)) {
+		t.Errorf("Read with ReadLimits = %v; want ErrTooLarge at the record of turn %d (message %d of the session)", err, lim/4+1, lim+1)
+	}
+
+	s, err := transcript.Read(path, transcript.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = Build(context.Background(), s, Options{Dir: t.TempDir(), Now: now, Tokens: counter(t)})
+	if !errors.As(err, &te) || !errors.Is(err, transcript.ErrTooLarge) || te.Line != lineOf(fmt.Sprintf("Synthetic turn %d:", turns)) ||
+		!strings.Contains(err.Error(), "more than 20000 messages") || strings.Contains(err.Error(), "a bug") {
+		t.Errorf("Build = %v; want ErrTooLarge at the record of turn %d (lesson message %d), saying so", err, turns, lim+1)
 	}
 }

@@ -22,7 +22,7 @@ const noResult = "(no result recorded: the session has no tool result for this c
 // compactions' cards.
 type trace struct {
 	steps   []lessonfile.Step
-	callIDs map[string]string // the session's call ids → the lesson's
+	callIDs map[string]string   // the session's call ids → the lesson's
 	kinds   map[string]stepKind // what each messages step's frame shows, for its narration
 	cards   []lessonfile.Card
 	calls   int
@@ -78,12 +78,15 @@ const endStep = "end"
 // answer.
 func buildTrace(s *transcript.Session, steps int, w *words) (*trace, error) {
 	b := &traceBuilder{t: &trace{kinds: map[string]stepKind{}}, results: resultsOf(s.Messages), ids: newIDs(),
-		group: groupSize(s.Messages, cmp.Or(steps, maxSteps))}
+		group: groupSize(s.Messages, cmp.Or(steps, maxSteps)), size: &size{file: s.File, lim: scenarios.Recorded()}}
 	compaction := 0
 	for i := 0; i <= len(s.Messages); i++ {
 		for compaction < len(s.Compactions) && s.Compactions[compaction].Before == i {
 			compaction++
 			b.compact(compaction, s.Compactions[compaction-1], w)
+		}
+		if b.size.err != nil {
+			return nil, b.size.err
 		}
 		if i == len(s.Messages) {
 			break
@@ -91,11 +94,11 @@ func buildTrace(s *transcript.Session, steps int, w *words) (*trace, error) {
 		switch m := s.Messages[i]; m.Role {
 		case transcript.User:
 			if strings.TrimSpace(m.Text) != "" {
-				b.user(fmt.Sprintf("u%d", i+1), labelOf(m.Text), m.Text, false)
+				b.user(m.Line, fmt.Sprintf("u%d", i+1), labelOf(m.Text), m.Text, false)
 			}
 		case transcript.Developer:
 			if strings.TrimSpace(m.Text) != "" {
-				b.user(fmt.Sprintf("d%d", i+1), w.text("developer", label(m.Text)), m.Text, false)
+				b.user(m.Line, fmt.Sprintf("d%d", i+1), w.text("developer", label(m.Text)), m.Text, false)
 			}
 		case transcript.Assistant:
 			b.response(i, m)
@@ -103,6 +106,9 @@ func buildTrace(s *transcript.Session, steps int, w *words) (*trace, error) {
 		// Tool results travel with their calls.
 	}
 	b.flush()
+	if b.size.err != nil {
+		return nil, b.size.err
+	}
 	b.t.callIDs = b.ids.given
 	if len(b.t.steps) == 0 {
 		return nil, fmt.Errorf("%s: the session holds no user or assistant message", s.File)
@@ -140,6 +146,40 @@ type traceBuilder struct {
 	kind      stepKind
 	responses [][]item // the current step's responses: the blocks of each
 	carry     []item   // what entered after the last frame: the next frame shows it first
+	size      *size
+}
+
+// size counts the lesson the trace makes against the limits of an imported
+// session, as the loader will: its messages (a tool call and its result
+// are two) and their texts. Past one, the import stops at the session's
+// line that went past it, before the lesson is written, loaded or
+// replayed.
+type size struct {
+	file string
+	lim  scenarios.Limits
+	msgs int
+	text int
+	err  error // the first limit passed
+}
+
+// add counts msgs messages holding text bytes, from line of the session.
+func (z *size) add(line, msgs, text int) {
+	if z.err != nil {
+		return
+	}
+	z.msgs += msgs
+	z.text += text
+	what := ""
+	switch {
+	case z.msgs > z.lim.Messages:
+		what = fmt.Sprintf("more than %d messages as a lesson counts them (a text, a tool call and its result each count one)", z.lim.Messages)
+	case z.text > z.lim.TextBytes:
+		what = fmt.Sprintf("more than %d MiB of text", z.lim.TextBytes>>20)
+	default:
+		return
+	}
+	z.err = &transcript.Error{File: z.file, Line: line, Err: transcript.ErrTooLarge,
+		Msg: "the session holds " + what + ", the most " + z.lim.Tier + " may hold; it was refused here, before the lesson was made"}
 }
 
 func (b *traceBuilder) flush() {
@@ -190,6 +230,7 @@ func (b *traceBuilder) compact(k int, c transcript.Compaction, w *words) {
 	text, opaque := summaryText(c, w)
 	switch {
 	case len(b.window) > 0:
+		b.size.add(c.Line, 0, len(text))
 		b.t.cards = append(b.t.cards, lessonfile.Card{ID: id, Covers: b.window, Opaque: opaque,
 			Versions: []lessonfile.Version{{Content: text, Provenance: w.compaction(c), Recorded: true}}})
 		b.t.steps = append(b.t.steps, lessonfile.Step{Step: fmt.Sprintf("compact-%d", k), Type: string(sim.StepCompact), Card: id})
@@ -197,13 +238,14 @@ func (b *traceBuilder) compact(k int, c transcript.Compaction, w *words) {
 		b.carry = append(b.carry, item{ID: id})
 	case !opaque:
 		b.open()
+		b.size.add(c.Line, 1, len(text))
 		b.cur.Messages = append(b.cur.Messages, lessonfile.Message{ID: id, Role: string(sim.RoleUser), Label: w.text("carried", nil), Content: text})
 		b.kind.carried = id
 		b.flush()
 	}
 	for i, m := range c.Replacement {
 		if strings.TrimSpace(m.Text) != "" {
-			b.user(fmt.Sprintf("k%d-%d", k, i+1), w.text("kept", label(m.Text)), m.Text, true)
+			b.user(c.Line, fmt.Sprintf("k%d-%d", k, i+1), w.text("kept", label(m.Text)), m.Text, true)
 		}
 	}
 }
@@ -223,7 +265,7 @@ func summaryText(c transcript.Compaction, w *words) (string, bool) {
 
 // user adds a user message (or one the harness wrote, or one a compaction
 // kept): it starts a step, unless the step has no response yet.
-func (b *traceBuilder) user(id string, lbl sim.Text, text string, kept bool) {
+func (b *traceBuilder) user(line int, id string, lbl sim.Text, text string, kept bool) {
 	if len(b.responses) > 0 {
 		b.flush()
 	}
@@ -233,7 +275,9 @@ func (b *traceBuilder) user(id string, lbl sim.Text, text string, kept bool) {
 	} else {
 		b.kind.user = append(b.kind.user, id)
 	}
-	b.cur.Messages = append(b.cur.Messages, lessonfile.Message{ID: id, Role: string(sim.RoleUser), Label: lbl, Content: b.t.clip(text)})
+	content := b.t.clip(text)
+	b.size.add(line, 1, len(content))
+	b.cur.Messages = append(b.cur.Messages, lessonfile.Message{ID: id, Role: string(sim.RoleUser), Label: lbl, Content: content})
 }
 
 // response adds one model response: its text (if any) and its calls, each
@@ -253,7 +297,9 @@ func (b *traceBuilder) response(i int, m transcript.Message) {
 		if strings.TrimSpace(text) == "" {
 			text = "(no text)"
 		}
-		b.cur.Messages = append(b.cur.Messages, lessonfile.Message{ID: id, Role: string(sim.RoleAssistant), Label: labelOf(text), Content: b.t.clip(text), Usage: u})
+		content := b.t.clip(text)
+		b.size.add(m.Line, 1, len(content))
+		b.cur.Messages = append(b.cur.Messages, lessonfile.Message{ID: id, Role: string(sim.RoleAssistant), Label: labelOf(text), Content: content, Usage: u})
 		u, first = nil, false
 		r = append(r, item{ID: id})
 	}
@@ -267,8 +313,10 @@ func (b *traceBuilder) response(i int, m transcript.Message) {
 		if strings.TrimSpace(args) == "" {
 			args = "{}"
 		}
+		result := b.t.clip(nonEmpty(res))
+		b.size.add(m.Line, 2, len(c.Name)+len(args)+len(result))
 		b.cur.Messages = append(b.cur.Messages, lessonfile.Message{Call: &lessonfile.Call{ID: id, Tool: c.Name, ArgsJSON: args,
-			Result: lessonfile.TextResult(b.t.clip(nonEmpty(res))), Usage: u, Continues: !first}})
+			Result: lessonfile.TextResult(result), Usage: u, Continues: !first}})
 		u, first = nil, false
 		r = append(r, item{ID: "call-" + id, Call: id})
 		b.t.calls++

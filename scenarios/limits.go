@@ -151,19 +151,38 @@ func sizeText(n int64) string {
 	return fmt.Sprintf("%d KiB", n>>10)
 }
 
-// checkCounts refuses a built lesson whose counts are over lim, naming the
-// field of lesson.yaml that holds them.
-func checkCounts(f *lessonfile.File, raw *lessonfile.Lesson, l *Lesson, lim Limits) error {
-	msgs := 0
-	for _, st := range l.Trace {
-		msgs += len(st.Messages)
-		if b := st.Branch; b != nil {
-			msgs += len(b.Found) + len(b.Missing)
+// checkMessages refuses a trace with more messages than lim allows (a
+// call and its result count two) before the lesson is built, at the first
+// message past the limit.
+func checkMessages(f *lessonfile.File, raw *lessonfile.Lesson, lim Limits) error {
+	msgs, past := 0, ""
+	count := func(path string, ms []lessonfile.Message) {
+		for j, m := range ms {
+			if msgs++; m.Call != nil {
+				msgs++
+			}
+			if msgs > lim.Messages && past == "" {
+				past = fmt.Sprintf("%s[%d]", path, j)
+			}
 		}
 	}
-	if msgs > lim.Messages {
-		return f.ErrorAt("trace", fmt.Sprintf("has %d messages; %s may have at most %d", msgs, lim.Tier, lim.Messages))
+	for i, st := range raw.Trace {
+		count(fmt.Sprintf("trace[%d].messages", i), st.Messages)
+		if b := st.Branch; b != nil {
+			count(fmt.Sprintf("trace[%d].branch.found", i), b.Found)
+			count(fmt.Sprintf("trace[%d].branch.missing", i), b.Missing)
+		}
 	}
+	if past == "" {
+		return nil
+	}
+	return f.ErrorAt(past, fmt.Sprintf("is past message %d: the trace has %d messages (a tool call and its result count two); %s may have at most %d",
+		lim.Messages, msgs, lim.Tier, lim.Messages))
+}
+
+// checkCounts refuses a lesson whose counts are over lim, naming the
+// field of lesson.yaml that holds them.
+func checkCounts(f *lessonfile.File, raw *lessonfile.Lesson, l *Lesson, lim Limits) error {
 	for i, st := range raw.Trace {
 		for j, m := range st.Messages {
 			p, n := fmt.Sprintf("trace[%d].messages[%d].content", i, j), len(m.Content)
@@ -306,7 +325,7 @@ func (l *Lesson) RunBudget() *RunBudget {
 func (b *RunBudget) Spend(r *sim.Replay) error {
 	n := 0
 	for _, f := range r.Frames {
-		n += len(f.Blocks)
+		n += f.BlockCount()
 	}
 	b.mu.Lock()
 	defer b.mu.Unlock()

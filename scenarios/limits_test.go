@@ -32,6 +32,7 @@ const recordedHeader = "recorded: {file: s.jsonl, format: claude-code, model: m,
 // measured against the larger limits of that tier.
 func TestAuthoredLimits(t *testing.T) {
 	lim := scenarios.Authored()
+	long, past := tinyWith(t, tinyLesson, lim.Messages/2), (lim.Messages-4)/2
 	lines := func(n int) string {
 		var b strings.Builder
 		for i := range n {
@@ -49,8 +50,10 @@ func TestAuthoredLimits(t *testing.T) {
 		line              int
 		loadsWhenRecorded bool
 	}{
-		{name: "messages", lesson: tinyWith(t, tinyLesson, lim.Messages/2),
-			file: "lesson.yaml", field: "trace", line: 10, msg: fmt.Sprintf("has %d messages; an authored lesson may have at most %d", lim.Messages+4, lim.Messages),
+		{name: "messages", lesson: long, // refused at the first message past the limit (tiny has 4, each added step 2)
+			file: "lesson.yaml", field: fmt.Sprintf("trace[%d].messages[0]", strings.Count(tinyLesson, "step: ")+past),
+			line:              strings.Count(long[:strings.Index(long, fmt.Sprintf("{id: mu%d,", past))], "\n") + 1,
+			msg:               fmt.Sprintf("is past message %d: the trace has %d messages (a tool call and its result count two); an authored lesson may have at most %d", lim.Messages, lim.Messages+4, lim.Messages),
 			loadsWhenRecorded: true},
 		{name: "memory lines", lesson: strings.Replace(tinyLesson, `lines: ["# MEMORY.md"]`, "lines: ["+lines(lim.MemoryLines)+`"# MEMORY.md"]`, 1),
 			file: "lesson.yaml", field: "mechanisms.memory", line: 5, msg: fmt.Sprintf("holds %d lines of MEMORY.md; an authored lesson may have at most %d", lim.MemoryLines+2, lim.MemoryLines),

@@ -183,6 +183,9 @@ func LoadDir(fsys fs.FS, dir, prefix string, md goldmark.Markdown, tok sim.Token
 	} else if raw.Recorded == nil && lim.Tier == Recorded().Tier {
 		return nil, yf.ErrorAt("recorded", "is missing: a lesson.yaml this large must be an imported session")
 	}
+	if err := checkMessages(yf, raw, files.lim); err != nil {
+		return nil, err
+	}
 	sl, err := buildLesson(yf, raw, files)
 	if err != nil {
 		return nil, err

@@ -100,16 +100,16 @@ func checkFrameCache(errorf func(string, ...any), p sim.Policy, f sim.Frame, m *
 		errorf("Run(%s) frame %d: no cache", p, f.Step)
 		return
 	}
-	n, reused := m.reuse(f.Blocks)
+	n, reused := m.reuse(f.Blocks())
 	first := ""
-	if n < len(f.Blocks) {
-		first = f.Blocks[n].ID
+	if n < len(f.Blocks()) {
+		first = f.Blocks()[n].ID
 	}
 	if c.ReusedTokens != reused || c.RecomputedTokens != f.Total-reused || c.ReusedBlocks != n || c.FirstChanged != first {
 		errorf("Run(%s) frame %d: cache reused %d (%d blocks), recomputed %d, first %q; the prefix model gives %d (%d blocks), %d, %q",
 			p, f.Step, c.ReusedTokens, c.ReusedBlocks, c.RecomputedTokens, c.FirstChanged, reused, n, f.Total-reused, first)
 	}
-	for i, b := range f.Blocks {
+	for i, b := range f.Blocks() {
 		if b.Cached != (i < n) {
 			errorf("Run(%s) frame %d: block %s cached=%v; the prefix model says %v", p, f.Step, b.ID, b.Cached, i < n)
 		}

@@ -59,20 +59,22 @@ func categoryIndex(b *Block) int {
 	return 4
 }
 
-// categoriesOf sums blocks by category: the categories that hold tokens,
-// in the order of Categories. Their tokens sum to the blocks'.
-func categoriesOf(blocks []Block) []Category {
+// categoriesOf sums the n blocks block(0) ... block(n-1) by category: the
+// categories that hold tokens, in the order of Categories. Their tokens
+// sum to the blocks'.
+func categoriesOf(n int, block func(i int) *Block) []Category {
 	var sums [9]int
-	for i := range blocks {
-		sums[categoryIndex(&blocks[i])] += blocks[i].Tokens
+	for i := range n {
+		b := block(i)
+		sums[categoryIndex(b)] += b.Tokens
 	}
-	n := 0
+	held := 0
 	for _, v := range sums {
 		if v != 0 {
-			n++
+			held++
 		}
 	}
-	out := make([]Category, 0, n)
+	out := make([]Category, 0, held)
 	for j, v := range sums {
 		if v != 0 {
 			out = append(out, Category{Name: Categories[j], Tokens: v})

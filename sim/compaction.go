@@ -301,8 +301,8 @@ func (r *compactionRun) show(h *harness, kind FrameKind, variants []string, sele
 	for _, id := range selected {
 		in[id] = true
 	}
-	for i := range f.Blocks {
-		f.Blocks[i].Selected = in[f.Blocks[i].ID]
+	for i := range f.req.count() {
+		f.req.setFlag(i, flagSelected, in[f.req.view(i).ID])
 	}
 	f.Decisive = true
 	return f
@@ -433,9 +433,11 @@ func (r *compactionRun) frame(h *harness, f *Frame, fc frameCtx) {
 	if fc.finish && !r.on {
 		*fc.tags = append(*fc.tags, "no-compaction")
 	}
-	for i := range f.Blocks {
-		if slices.Contains(r.summaries, f.Blocks[i].ID) {
-			f.Blocks[i].Spotlight = true
+	if len(r.summaries) > 0 {
+		for i := range f.req.count() {
+			if slices.Contains(r.summaries, f.req.view(i).ID) {
+				f.req.setFlag(i, flagSpotlight, true)
+			}
 		}
 	}
 	if !fc.own || r.last == nil {

@@ -43,7 +43,7 @@ func TestCompactionSaysItsFate(t *testing.T) {
 					}
 				case sim.FrameReplaced:
 					header, summary := 0, 0
-					for _, b := range f.Blocks {
+					for _, b := range f.Blocks() {
 						switch {
 						case b.Role == sim.RoleSystem || b.Kind == sim.KindMemory:
 							header += b.Tokens

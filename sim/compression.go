@@ -233,8 +233,9 @@ func (s *summaries) frame(f *Frame) {
 		f.Figures = append(f.Figures, tokens("original", s.orig), tokens("compressed", s.comp),
 			Figure{Name: "ratio", Value: (s.comp*1000 + s.orig/2) / s.orig, Unit: UnitTenths})
 	}
-	for i := range f.Blocks {
-		b := &f.Blocks[i]
+	bs := f.Blocks()
+	for i := range bs {
+		b := &bs[i]
 		from, ok := b.Attr("compressed_from")
 		if !ok {
 			continue
@@ -328,7 +329,7 @@ func (a *batch) frame(f *Frame) {
 		f.Figures = append(f.Figures, count("pass-count", a.last))
 	}
 	marked := 0
-	for _, b := range f.Blocks {
+	for _, b := range f.Blocks() {
 		if b.Role == RoleTool && strings.HasPrefix(b.Content, CompressedMark) {
 			marked++
 		}

@@ -107,7 +107,7 @@ func TestRereadTool(t *testing.T) {
 	p := policyOf(t, &other, "strategy", "age", "floor", "on", "summarizer", "ok", "budget", "attempts", "pairs", "kept")
 	rereads := 0
 	for _, f := range mustRun(t, &other, p, tok) {
-		for _, b := range f.Blocks {
+		for _, b := range f.Blocks() {
 			if !strings.HasPrefix(b.ToolUseID, sim.RereadIDPrefix) || !b.New || b.Kind != sim.KindToolCall {
 				continue
 			}

@@ -114,7 +114,7 @@ func sumTokens(bs []sim.Block) int {
 }
 
 func block(f sim.Frame, id string) (sim.Block, bool) {
-	for _, b := range f.Blocks {
+	for _, b := range f.Blocks() {
 		if b.ID == id {
 			return b, true
 		}
@@ -123,9 +123,9 @@ func block(f sim.Frame, id string) (sim.Block, bool) {
 }
 
 func lastAssistant(f sim.Frame) (sim.Block, bool) {
-	for i := len(f.Blocks) - 1; i >= 0; i-- {
-		if f.Blocks[i].Role == sim.RoleAssistant {
-			return f.Blocks[i], true
+	for i := len(f.Blocks()) - 1; i >= 0; i-- {
+		if f.Blocks()[i].Role == sim.RoleAssistant {
+			return f.Blocks()[i], true
 		}
 	}
 	return sim.Block{}, false
@@ -238,7 +238,7 @@ func TestDefaultMode(t *testing.T) {
 			checkFrame(t, name, frames, 4, sim.FrameStep, "fill", 47900)
 
 			// Step 1: the header.
-			if got, want := ids(frames[0].Blocks), []string{"system", "memory-1"}; !slices.Equal(got, want) {
+			if got, want := ids(frames[0].Blocks()), []string{"system", "memory-1"}; !slices.Equal(got, want) {
 				t.Errorf("Run(%s) frame 1 blocks = %v; want %v", name, got, want)
 			}
 			if b, _ := block(frames[0], "memory-1"); b.Tokens != memoryTok {
@@ -280,7 +280,7 @@ func TestDefaultMode(t *testing.T) {
 			wantRange := []string{"m-task", "m-ack", "m-read", "m-file", "m-diag"}
 			sel := frames[5]
 			var selected []string
-			for _, b := range sel.Blocks {
+			for _, b := range sel.Blocks() {
 				if b.Selected {
 					selected = append(selected, b.ID)
 				}
@@ -310,7 +310,7 @@ func TestDefaultMode(t *testing.T) {
 			}
 
 			rep := frames[7]
-			if got, want := ids(rep.Blocks), []string{"system", "memory-1", "s92", "m-bash", "m-log"}; !slices.Equal(got, want) {
+			if got, want := ids(rep.Blocks()), []string{"system", "memory-1", "s92", "m-bash", "m-log"}; !slices.Equal(got, want) {
 				t.Errorf("Run(%s) frame 8 blocks = %v; want %v", name, got, want)
 			}
 			if c := comp(rep); c == nil || c.After != 27200 || c.StillAbove {
@@ -365,8 +365,8 @@ func TestDefaultMode(t *testing.T) {
 			// Step 10: session boundary.
 			checkFrame(t, name, frames, 12, sim.FrameStep, "boundary", 0)
 			bd := frames[11]
-			if len(bd.Blocks) != 0 {
-				t.Errorf("Run(%s) frame 12 blocks = %v; want none", name, ids(bd.Blocks))
+			if len(bd.Blocks()) != 0 {
+				t.Errorf("Run(%s) frame 12 blocks = %v; want none", name, ids(bd.Blocks()))
 			}
 			if !slices.ContainsFunc(memFile(bd), func(s string) bool { return strings.Contains(s, pnpmLine) }) {
 				t.Errorf("Run(%s) frame 12 memory file = %q; want it kept with the pnpm line", name, memFile(bd))
@@ -375,7 +375,7 @@ func TestDefaultMode(t *testing.T) {
 			// Step 11: session 2.
 			checkFrame(t, name, frames, 13, sim.FrameStep, "start-2", systemTok+memory2Tok) // 4.1k
 			s2 := frames[12]
-			if got, want := ids(s2.Blocks), []string{"system", "memory-2"}; !slices.Equal(got, want) {
+			if got, want := ids(s2.Blocks()), []string{"system", "memory-2"}; !slices.Equal(got, want) {
 				t.Errorf("Run(%s) frame 13 blocks = %v; want %v (no earlier history)", name, got, want)
 			}
 			if b, _ := block(s2, "memory-2"); b.Tokens != memory2Tok || !strings.Contains(b.Content, pnpmLine) {
@@ -393,7 +393,7 @@ func TestDefaultMode(t *testing.T) {
 			if ret.TraceStep != "retention" {
 				t.Errorf("Run(%s) frame 14 step = %s; want retention", name, ret.TraceStep)
 			}
-			if last := ret.Blocks[len(ret.Blocks)-1]; !strings.Contains(last.Content, "pnpm add date-fns") {
+			if last := ret.Blocks()[len(ret.Blocks())-1]; !strings.Contains(last.Content, "pnpm add date-fns") {
 				t.Errorf("Run(%s) frame 14 last block %s = %q; want `pnpm add date-fns`", name, last.ID, last.Content)
 			}
 			if lu := frameEvents(ret, sim.EventLookup); len(lu) != 1 || lu[0].Found == nil || !*lu[0].Found || lu[0].Block != "memory-2" {
@@ -461,8 +461,8 @@ func TestNoCompaction(t *testing.T) {
 			if prev.Total != 53500 || prev.TraceStep != "loss-check" {
 				t.Errorf("Run(%s) frame %d = %s at %d; want the loss-check step at 53500 before the refusal", name, prev.Step, prev.TraceStep, prev.Total)
 			}
-			if !sameBlocks(f.Blocks, prev.Blocks) {
-				t.Errorf("Run(%s) frame %d blocks = %v; want the previous frame's %v (no output from a refused call)", name, f.Step, ids(f.Blocks), ids(prev.Blocks))
+			if !sameBlocks(f.Blocks(), prev.Blocks()) {
+				t.Errorf("Run(%s) frame %d blocks = %v; want the previous frame's %v (no output from a refused call)", name, f.Step, ids(f.Blocks()), ids(prev.Blocks()))
 			}
 			if la, _ := lastAssistant(f); la.ID != "m-cl-read" {
 				t.Errorf("Run(%s) frame %d last assistant block = %s; want m-cl-read (the answer call was refused)", name, f.Step, la.ID)
@@ -508,7 +508,7 @@ func TestNoMemory(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			frames := mustRun(t, l, p, tok)
 			checkFrame(t, name, frames, 1, sim.FrameStep, "start-1", systemTok)
-			if got := ids(frames[0].Blocks); !slices.Equal(got, []string{"system"}) {
+			if got := ids(frames[0].Blocks()); !slices.Equal(got, []string{"system"}) {
 				t.Errorf("Run(%s) frame 1 blocks = %v; want [system]", name, got)
 			}
 			r := find(frames, 0, sim.FrameStep, "remember")
@@ -547,11 +547,11 @@ func TestNoMemory(t *testing.T) {
 			if s2 < 0 {
 				t.Fatalf("Run(%s) has no start-2 frame", name)
 			}
-			if f := frames[s2]; f.Total != systemTok || !slices.Equal(ids(f.Blocks), []string{"system"}) {
-				t.Errorf("Run(%s) frame %d = %v at %d; want [system] at %d", name, f.Step, ids(f.Blocks), f.Total, systemTok)
+			if f := frames[s2]; f.Total != systemTok || !slices.Equal(ids(f.Blocks()), []string{"system"}) {
+				t.Errorf("Run(%s) frame %d = %v at %d; want [system] at %d", name, f.Step, ids(f.Blocks()), f.Total, systemTok)
 			}
 			ret := frames[len(frames)-1]
-			last := ret.Blocks[len(ret.Blocks)-1]
+			last := ret.Blocks()[len(ret.Blocks())-1]
 			if ret.TraceStep != "retention" || !strings.Contains(last.Content, "npm install lodash") || strings.Contains(last.Content, "pnpm") {
 				t.Errorf("Run(%s) frame %d (%s) last block = %q; want `npm install lodash` and no pnpm", name, ret.Step, ret.TraceStep, last.Content)
 			}
@@ -626,7 +626,7 @@ func TestThreshold50(t *testing.T) {
 					t.Errorf("Run(%s) frame %d has %d heavy_tail events; want heavy tail = %v", name, rep.Step, got, tc.stillAbove)
 				}
 			}
-			if got, want := ids(frames[reps[1]].Blocks), []string{"system", "memory-1", "s50b", "m-bash", "m-log"}; !slices.Equal(got, want) {
+			if got, want := ids(frames[reps[1]].Blocks()), []string{"system", "memory-1", "s50b", "m-bash", "m-log"}; !slices.Equal(got, want) {
 				t.Errorf("Run(%s) frame %d blocks = %v; want %v", name, frames[reps[1]].Step, got, want)
 			}
 
@@ -804,7 +804,7 @@ func TestInvariants(t *testing.T) {
 					t.Errorf("Run(%s) frame %d has narration %v, trace step %q", name, f.Step, f.Narration, f.TraceStep)
 				}
 				if f.Kind != sim.FrameOverflow {
-					if sum := sumTokens(f.Blocks); f.Total != sum {
+					if sum := sumTokens(f.Blocks()); f.Total != sum {
 						t.Errorf("Run(%s) frame %d total = %d; want the sum of its blocks %d", name, f.Step, f.Total, sum)
 					}
 				} else if f.Total <= l.Window || f.Error != sim.ErrContextLengthExceeded {
@@ -824,21 +824,21 @@ func TestInvariants(t *testing.T) {
 				}
 
 				// The injected copy is a snapshot: constant within a session.
-				if len(f.Blocks) > 0 && f.Blocks[0].ID == "system" {
+				if len(f.Blocks()) > 0 && f.Blocks()[0].ID == "system" {
 					h := 1
-					if len(f.Blocks) > 1 && f.Blocks[1].Kind == sim.KindMemory {
+					if len(f.Blocks()) > 1 && f.Blocks()[1].Kind == sim.KindMemory {
 						h = 2
 						want := fmt.Sprintf("memory-%d", f.Session)
-						if f.Blocks[1].ID != want || !p.On("memory") {
-							t.Errorf("Run(%s) frame %d memory block %s (memory %v); want %s only with memory on", name, f.Step, f.Blocks[1].ID, p.On("memory"), want)
+						if f.Blocks()[1].ID != want || !p.On("memory") {
+							t.Errorf("Run(%s) frame %d memory block %s (memory %v); want %s only with memory on", name, f.Step, f.Blocks()[1].ID, p.On("memory"), want)
 						}
 					}
 					if f.TraceStep == "start-1" || f.TraceStep == "start-2" {
 						header = h
 						if h == 2 {
-							memCopy = f.Blocks[1].Content
+							memCopy = f.Blocks()[1].Content
 						}
-					} else if h != header || (h == 2 && f.Blocks[1].Content != memCopy) {
+					} else if h != header || (h == 2 && f.Blocks()[1].Content != memCopy) {
 						t.Errorf("Run(%s) frame %d header changed within the session", name, f.Step)
 					}
 				}
@@ -861,7 +861,7 @@ func TestInvariants(t *testing.T) {
 					t.Errorf("Run(%s) frame %d compacted at %d; the check is tokens > threshold (%d)", name, crossed.Step, crossed.Total, threshold)
 					continue
 				}
-				before := sel.Blocks
+				before := sel.Blocks()
 				// The kept tail: the last 2 messages, and the call of a kept
 				// tool result (a result never stays without its call).
 				kept := len(before) - tailMessages
@@ -890,8 +890,8 @@ func TestInvariants(t *testing.T) {
 					continue
 				}
 				want := append(append(slices.Clone(before[:header]), *sum.Pending), before[kept:]...)
-				if !sameBlocks(f.Blocks, want) {
-					t.Errorf("Run(%s) frame %d blocks = %v; want header + summary + kept tail = %v", name, f.Step, ids(f.Blocks), ids(want))
+				if !sameBlocks(f.Blocks(), want) {
+					t.Errorf("Run(%s) frame %d blocks = %v; want header + summary + kept tail = %v", name, f.Step, ids(f.Blocks()), ids(want))
 				}
 				if c.After != f.Total || c.StillAbove != (f.Total > c.Threshold) {
 					t.Errorf("Run(%s) frame %d: after %d, still above %v; total %d threshold %d", name, f.Step, c.After, c.StillAbove, f.Total, c.Threshold)
@@ -1064,8 +1064,8 @@ func TestEdgeRules(t *testing.T) {
 				}
 			}
 			last := frames[len(frames)-1]
-			if last.Total != tc.final || !slices.Equal(ids(last.Blocks), tc.lastIDs) {
-				t.Errorf("Run(%s) frame %d total = %d blocks %v; want %d %v", name, last.Step, last.Total, ids(last.Blocks), tc.final, tc.lastIDs)
+			if last.Total != tc.final || !slices.Equal(ids(last.Blocks()), tc.lastIDs) {
+				t.Errorf("Run(%s) frame %d total = %d blocks %v; want %d %v", name, last.Step, last.Total, ids(last.Blocks()), tc.final, tc.lastIDs)
 			}
 		})
 	}

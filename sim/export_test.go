@@ -11,13 +11,21 @@ type WireEvent struct {
 }
 
 // wireLog is a tap that keeps every event.
-type wireLog struct{ events []WireEvent }
+type wireLog struct {
+	events []WireEvent
+	open   map[int][]Block // each frame's blocks as emitted, when asked for
+}
 
 func (w *wireLog) request(req []Block, shown int) {
 	w.events = append(w.events, WireEvent{Request: req, Frame: shown})
 }
 func (w *wireLog) wrote(b Block) { w.events = append(w.events, WireEvent{Wrote: &b, Frame: -1}) }
 func (w *wireLog) frame(i int)   { w.events = append(w.events, WireEvent{Frame: i}) }
+func (w *wireLog) closing(i int, bs []Block) {
+	if w.open != nil {
+		w.open[i] = bs
+	}
+}
 
 // RunWire is Run with the provider's side of the replay logged: tests model
 // the prompt cache from it without the engine's cache code.
@@ -25,4 +33,20 @@ func RunWire(l *Lesson, p Policy, tok Tokenizer) (*Replay, []WireEvent, error) {
 	w := &wireLog{}
 	r, err := run(l, p, tok, w)
 	return r, w.events, err
+}
+
+// RunOpen is Run that also returns each frame's blocks as the harness
+// emitted them, before the frame was closed into the blocks the replay's
+// frames share: tests compare them with what the closed frames give back.
+func RunOpen(l *Lesson, p Policy, tok Tokenizer) (*Replay, [][]Block, error) {
+	w := &wireLog{open: map[int][]Block{}}
+	r, err := run(l, p, tok, w)
+	if err != nil {
+		return nil, nil, err
+	}
+	out := make([][]Block, len(r.Frames))
+	for i := range out {
+		out[i] = w.open[i]
+	}
+	return r, out, nil
 }

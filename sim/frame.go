@@ -41,6 +41,35 @@ type Replay struct {
 	Panels []Panel
 	// Figures are run-level figures narration may use on any frame.
 	Figures []Figure
+
+	store *store // the blocks the frames share
+}
+
+// Versions calls yield with every version of every block the run's
+// requests held, once each (not the per-frame flags, badges and
+// attributes): what holds the texts of a run.
+func (r *Replay) Versions(yield func(*Block) bool) {
+	if r.store == nil {
+		return
+	}
+	for i := range r.store.n {
+		if !yield(r.store.at(i)) {
+			return
+		}
+	}
+}
+
+// Held is how many blocks the run keeps: the versions its frames share and
+// the blocks frames show differently. A replay's memory grows with it.
+func (r *Replay) Held() int {
+	n := 0
+	if r.store != nil {
+		n = int(r.store.n)
+	}
+	for i := range r.Frames {
+		n += len(r.Frames[i].req.over)
+	}
+	return n
 }
 
 // Field is a named run-level value of the frames API.
@@ -57,7 +86,7 @@ type Frame struct {
 	// Narration holds the narration keys for this frame, most specific first
 	// ("loss-check@missing", "loss-check").
 	Narration []string
-	Blocks    []Block // the request, in order
+	req       request // the request, in order (Blocks)
 	Total     int     // tokens in the request (the refused request, when refused)
 	Error     string  // the provider's error when the request was refused
 	// Pending is the summarizer's output shown beside the window before it
@@ -125,8 +154,8 @@ type SecondWindow struct {
 	// IdleKey is the catalog key of what an empty second window says on a
 	// frame of the run that carries none ("": ui.second-idle, a sub-agent's).
 	IdleKey string
-	Blocks    []Block
-	Total     int
+	Blocks  []Block
+	Total   int
 }
 
 // Line is a horizontal line drawn across the window at a token position.
@@ -252,9 +281,10 @@ type Block struct {
 	// Spotlight asks the page to show the block's text beside the window
 	// (a new summary, a pending one).
 	Spotlight    bool
-	Cached       bool // inside the reused prefix of the prompt cache
-	FirstChanged bool // the first block the cache cannot reuse
-	tier         int8 // the tier a compressor classified it in (0: untouched)
+	Cached       bool  // inside the reused prefix of the prompt cache
+	FirstChanged bool  // the first block the cache cannot reuse
+	tier         int8  // the tier a compressor classified it in (0: untouched)
+	ref          int32 // 1 + the index of the version of the replay's store it was last found as (0: none)
 }
 
 // Attr is a named integer the frames API carries on a block.
@@ -337,6 +367,26 @@ const (
 	EventRefused           = "refused"       // the provider refused the request (Reason: its error)
 )
 
+// Blocks is the request, in order. While the harness emits the frame
+// (in the mechanisms' frame hooks) it is the frame's own slice, which they
+// may change; afterwards it is a new copy made from the blocks the
+// replay's frames share: changing it changes nothing.
+func (f *Frame) Blocks() []Block { return f.req.blocks() }
+
+// EachBlock calls yield with each block of the request, in order, as
+// Blocks would hold it, until yield returns false. Nothing is copied but
+// the block yield gets, which it must not keep: a way to look through a
+// long request without the copy Blocks makes.
+func (f *Frame) EachBlock(yield func(b *Block) bool) { f.req.each(yield) }
+
+// BlockCount is how many blocks the request holds (len(f.Blocks()),
+// without the copy).
+func (f *Frame) BlockCount() int { return f.req.count() }
+
+// SetBlocks makes bs the request of a frame made outside a replay (a view
+// of a second window).
+func (f *Frame) SetBlocks(bs []Block) { f.req = request{n: int32(len(bs)), open: bs, isOpen: true} }
+
 // Figure returns the frame's figure name and whether it has one. Besides
 // the figures its mechanisms gave it, every frame has total (tokens in
 // the request) and session.
@@ -355,12 +405,11 @@ func (f *Frame) Figure(name string) (Figure, bool) {
 	return Figure{}, false
 }
 
-// Block returns the frame's block id and whether the request holds it.
+// Block returns the frame's block id and whether the request holds it (a
+// copy, once the frame is closed, as Blocks).
 func (f *Frame) Block(id string) (*Block, bool) {
-	for i := range f.Blocks {
-		if f.Blocks[i].ID == id {
-			return &f.Blocks[i], true
-		}
+	if b, ok := f.req.block(id); ok {
+		return b, true
 	}
 	if f.Pending != nil && f.Pending.ID == id {
 		return f.Pending, true

@@ -23,7 +23,7 @@ func run(l *Lesson, p Policy, tok Tokenizer, t tap) (*Replay, error) {
 		return nil, err
 	}
 	h := replayWith(l, p, tok, t)
-	r := &Replay{Frames: h.frames, Window: h.limit}
+	r := &Replay{Frames: h.frames, Window: h.limit, store: h.fr.s}
 	for _, m := range h.mechs {
 		m.finish(h, r)
 	}
@@ -35,8 +35,8 @@ func replay(l *Lesson, p Policy, tok Tokenizer) *harness { return replayWith(l, 
 
 // replayWith is replay with a tap on what the provider sees (nil: none).
 func replayWith(l *Lesson, p Policy, tok Tokenizer, t tap) *harness {
-	h := &harness{l: l, p: p, limit: windowOf(l, p), tok: tok, prevIDs: map[string]bool{}, frames: make([]Frame, 0, len(l.Trace)+8),
-		origins: map[string]*Msg{}, tap: t}
+	h := &harness{l: l, p: p, limit: windowOf(l, p), tok: tok, frames: make([]Frame, 0, len(l.Trace)+8),
+		origins: map[string]*Msg{}, tap: t, fr: newFramer()}
 	for _, m := range l.Mechanisms {
 		h.mechs = append(h.mechs, m.start(h))
 	}
@@ -46,6 +46,8 @@ func replayWith(l *Lesson, p Policy, tok Tokenizer, t tap) *harness {
 	for _, st := range l.Trace {
 		h.step(st)
 	}
+	h.closeFrame()
+	h.fr.s.latest = nil // the store is complete
 	return h
 }
 
@@ -67,9 +69,9 @@ type harness struct {
 	session  int
 	stuck    bool // a request was refused: the session cannot go on
 
-	frames  []Frame
-	prevIDs map[string]bool
-	events  []Event
+	frames []Frame
+	fr     *framer // keeps the frames' blocks
+	events []Event
 
 	tags    []string        // scratch: the narration tags of the frame being emitted
 	origins map[string]*Msg // one origin per key, shared by the blocks that have it
@@ -414,12 +416,14 @@ func (h *harness) callAs(kind FrameKind) bool {
 // tap sees the provider's side of a replay as it happens: each request the
 // provider accepted, as sent, with the index of the frame that shows it
 // (-1: none; that frame was emitted just before); each block the model
-// wrote in answer; each frame as it is emitted (its index). Tests model
-// the provider with it, apart from the harness's own meters.
+// wrote in answer; each frame as it is emitted (its index); each frame's
+// blocks as its mechanisms left them, just before the frame is closed.
+// Tests model the provider with it, apart from the harness's own meters.
 type tap interface {
 	request(req []Block, shown int)
 	wrote(b Block)
 	frame(i int)
+	closing(i int, bs []Block)
 }
 
 // send is the provider's check of the request: broken tool pairs, or a
@@ -545,29 +549,19 @@ func (h *harness) emit(kind FrameKind, base string, fc frameCtx) *Frame {
 
 // emitWith is emit with variants of the frame's own before the step's.
 func (h *harness) emitWith(kind FrameKind, base string, own []string, fc frameCtx) *Frame {
-	blocks := h.window()
-	ids := make(map[string]bool, len(blocks))
-	total, newBlocks, newTokens := 0, 0, 0
-	for i := range blocks {
-		ids[blocks[i].ID] = true
-		blocks[i].New = !h.prevIDs[blocks[i].ID]
-		total += blocks[i].Tokens
-		if blocks[i].New {
-			newBlocks, newTokens = newBlocks+1, newTokens+blocks[i].Tokens
-		}
-	}
-	h.prevIDs = ids
+	h.closeFrame()
+	req, o := h.fr.open(h)
 	f := Frame{
-		Step: len(h.frames) + 1, Kind: kind, TraceStep: h.cur.ID, Blocks: blocks, Total: total,
+		Step: len(h.frames) + 1, Kind: kind, TraceStep: h.cur.ID, req: req, Total: o.total,
 		Session: h.session, Events: h.events,
 	}
 	f.Figures = make([]Figure, 0, 12)
-	if newBlocks > 0 {
+	if o.newBlocks > 0 {
 		// What is new in the window since the previous frame.
-		f.Figures = append(f.Figures, count("new-blocks", newBlocks), tokens("new-tokens", newTokens))
+		f.Figures = append(f.Figures, count("new-blocks", o.newBlocks), tokens("new-tokens", o.newTokens))
 	}
 	if h.cache != nil {
-		c := h.cache.compare(f.Blocks)
+		c := h.cache.compare(f.Blocks())
 		f.Cache = &c
 	}
 	for _, c := range h.counters {
@@ -579,7 +573,7 @@ func (h *harness) emitWith(kind FrameKind, base string, own []string, fc frameCt
 	for _, m := range h.mechs {
 		m.frame(h, &f, fc)
 	}
-	f.Categories = categoriesOf(f.Blocks)
+	f.Categories = categoriesOf(f.req.count(), f.req.view)
 	// The step's variants apply to the frames keyed by the step, not to a
 	// mechanism's own frames (crossed, pass-1, reread, refused).
 	vs := slices.Clone(own)
@@ -600,6 +594,19 @@ func (h *harness) emitWith(kind FrameKind, base string, own []string, fc frameCt
 		h.tap.frame(len(h.frames) - 1)
 	}
 	return &h.frames[len(h.frames)-1]
+}
+
+// closeFrame closes the last frame: its blocks join the ones the replay's
+// frames share. Mechanisms change a frame's blocks only until then.
+func (h *harness) closeFrame() {
+	n := len(h.frames)
+	if n == 0 || !h.frames[n-1].req.isOpen {
+		return
+	}
+	if h.tap != nil {
+		h.tap.closing(n-1, h.frames[n-1].req.materialize())
+	}
+	h.fr.close(&h.frames[n-1].req)
 }
 
 // blockOf makes the block of a trace message, sized by the lesson's rule.

@@ -76,7 +76,7 @@ func comp(f sim.Frame) *compInfo {
 		c.RangeIDs = slices.Clone(sum.Summary.Covers)
 		c.Mechanical = sum.Summary.Mechanical
 	} else {
-		for _, b := range f.Blocks {
+		for _, b := range f.Blocks() {
 			if b.Selected {
 				c.RangeIDs = append(c.RangeIDs, b.ID)
 			}

@@ -334,8 +334,9 @@ func (r *instructionsRun) compact(h *harness) {
 	r.calls++
 	r.sent += c.rng + r.cfg.Prompt
 	f := h.emitWith(FrameSummary, keyAutocompact, nil, frameCtx{own: true})
-	for i := range f.Blocks {
-		f.Blocks[i].Selected = slices.Contains(ids, f.Blocks[i].ID)
+	bs := f.Blocks()
+	for i := range bs {
+		bs[i].Selected = slices.Contains(ids, bs[i].ID)
 	}
 	pending := sum
 	pending.Spotlight = true
@@ -440,8 +441,9 @@ func (r *instructionsRun) frame(h *harness, f *Frame, fc frameCtx) {
 		r.reread = ""
 	}
 	rules := 0
-	for i := range f.Blocks {
-		b := &f.Blocks[i]
+	bs := f.Blocks()
+	for i := range bs {
+		b := &bs[i]
 		switch {
 		case b.LabelKey == "block.rule":
 			rules++
@@ -491,7 +493,7 @@ func (r *instructionsRun) frame(h *harness, f *Frame, fc frameCtx) {
 // copyState is the number of lines of the newest copy of the file in the
 // request (0 when none) and the lines on disk it lacks.
 func (r *instructionsRun) copyState(f *Frame) (int, []string) {
-	lines, ok := copyOf(f.Blocks)
+	lines, ok := copyOf(f.Blocks())
 	if !ok {
 		return 0, nil
 	}

@@ -63,14 +63,14 @@ func TestInstructions(t *testing.T) {
 		t.Run(tc.policy, func(t *testing.T) {
 			frames := runHand(t, l, "reinject", tc.policy)
 			s2, s3, s4 := frameOf(t, frames, "s2"), frameOf(t, frames, "s3"), frameOf(t, frames, "s4")
-			if s2.Total != 420 || !slices.ContainsFunc(s2.Blocks, func(b Block) bool { return b.ID == "R-1" }) {
-				t.Errorf("s2: %d with blocks %v; want 420 with the rule R-1", s2.Total, blockIDs(s2.Blocks))
+			if s2.Total != 420 || !slices.ContainsFunc(s2.Blocks(), func(b Block) bool { return b.ID == "R-1" }) {
+				t.Errorf("s2: %d with blocks %v; want 420 with the rule R-1", s2.Total, blockIDs(s2.Blocks()))
 			}
 			if fig(s3, "copy-stale") != 1 || fig(s3, "file-lines") != 3 || fig(s3, "copy-lines") != 2 {
 				t.Errorf("s3: stale %d, file %d lines, copy %d; want 1, 3, 2", fig(s3, "copy-stale"), fig(s3, "file-lines"), fig(s3, "copy-lines"))
 			}
-			if s4.Total != 635 || strings.Count(strings.Join(blockIDs(s4.Blocks), " "), "R-") != 1 {
-				t.Errorf("s4: %d with %v; want 635 and the rule once", s4.Total, blockIDs(s4.Blocks))
+			if s4.Total != 635 || strings.Count(strings.Join(blockIDs(s4.Blocks()), " "), "R-") != 1 {
+				t.Errorf("s4: %d with %v; want 635 and the rule once", s4.Total, blockIDs(s4.Blocks()))
 			}
 			sum, back := frameOf(t, frames, "autocompact"), frameOf(t, frames, "restored")
 			if fig(sum, "before") != 635 || fig(sum, "count") != 10 || fig(sum, "range") != 515 || fig(sum, "rules-lost") != 1 ||
@@ -84,7 +84,7 @@ func TestInstructions(t *testing.T) {
 					hasFig(back, "copy-stale"), fig(back, "skills-cut"), tc.after, tc.copyLines, tc.stale)
 			}
 			if b, ok := back.Block("r-s-back-1"); !ok || b.Tokens != 40 {
-				t.Errorf("the skill put back: %v; want r-s-back-1 of 40 (the cap)", blockIDs(back.Blocks))
+				t.Errorf("the skill put back: %v; want r-s-back-1 of 40 (the cap)", blockIDs(back.Blocks()))
 			}
 			s6 := frameOf(t, frames, "s6")
 			reread, ok := s6.Block("instructions-reread-1")
@@ -94,8 +94,8 @@ func TestInstructions(t *testing.T) {
 			case tc.reread > 0 && (!ok || reread.Tokens != tc.reread || hasFig(s6, "copy-stale")):
 				t.Errorf("s6: re-read %v, stale %v; want a %d-token copy with the note", ok, hasFig(s6, "copy-stale"), tc.reread)
 			}
-			if s7 := frameOf(t, frames, "s7"); !slices.ContainsFunc(s7.Blocks, func(b Block) bool { return b.ID == "R-2" }) {
-				t.Errorf("s7: %v; want the rule loaded again (R-2)", blockIDs(s7.Blocks))
+			if s7 := frameOf(t, frames, "s7"); !slices.ContainsFunc(s7.Blocks(), func(b Block) bool { return b.ID == "R-2" }) {
+				t.Errorf("s7: %v; want the rule loaded again (R-2)", blockIDs(s7.Blocks()))
 			}
 		})
 	}

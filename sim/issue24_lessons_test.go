@@ -35,13 +35,13 @@ func TestRequestAnatomy(t *testing.T) {
 			}
 			// The window after the first response is request 2 as sent.
 			f := frames[2]
-			if got := ids(f.Blocks); !slices.Equal(got, tc.req2) {
+			if got := ids(f.Blocks()); !slices.Equal(got, tc.req2) {
 				t.Errorf("request 2 = %v; want %v", got, tc.req2)
 			}
 			// Every request starts with the static prefix, unchanged.
 			for _, f := range frames {
-				if len(f.Blocks) < 3 || f.Blocks[0].ID != "system" || f.Blocks[1].ID != "tool-time" || f.Blocks[2].ID != "tool-weather" {
-					t.Errorf("frame %d starts %v; want the system prompt and the two tool definitions", f.Step, ids(f.Blocks))
+				if len(f.Blocks()) < 3 || f.Blocks()[0].ID != "system" || f.Blocks()[1].ID != "tool-time" || f.Blocks()[2].ID != "tool-weather" {
+					t.Errorf("frame %d starts %v; want the system prompt and the two tool definitions", f.Step, ids(f.Blocks()))
 				}
 			}
 			// Spend is every request as sent plus what the model wrote,
@@ -57,7 +57,7 @@ func TestRequestAnatomy(t *testing.T) {
 					want += f.Total // the follow-up's request; its answer is not simulated
 					continue
 				}
-				for _, b := range f.Blocks {
+				for _, b := range f.Blocks() {
 					if b.New && b.Role == sim.RoleAssistant {
 						// a model call: its request is the window before its
 						// first new block, and it wrote its new assistant blocks
@@ -79,7 +79,7 @@ func requestsBefore(frames []sim.Frame) int {
 	n := 0
 	for _, f := range frames {
 		before := 0
-		for _, b := range f.Blocks {
+		for _, b := range f.Blocks() {
 			if b.New && b.Role == sim.RoleAssistant {
 				n += before
 				break
@@ -147,7 +147,7 @@ func TestCacheAntipatterns(t *testing.T) {
 	// boundary marker is reused; with the conditions before it, only the
 	// system prompt.
 	prefix := 0
-	for _, b := range stable[0].Blocks {
+	for _, b := range stable[0].Blocks() {
 		prefix += b.Tokens
 		if b.ID == "boundary" {
 			break
@@ -196,7 +196,7 @@ func TestMemoryAfterCompaction(t *testing.T) {
 			}
 			skill, ok := back.Block("r-skill-back-1")
 			if !ok || skill.Tokens != 5000 {
-				t.Errorf("the skill put back: %v; want its first 5,000 tokens", ids(back.Blocks))
+				t.Errorf("the skill put back: %v; want its first 5,000 tokens", ids(back.Blocks()))
 			}
 			cp, ok := back.Block("instructions")
 			switch {
@@ -205,12 +205,12 @@ func TestMemoryAfterCompaction(t *testing.T) {
 			case !tc.noCopy && (!ok || strings.Contains(cp.Content, note) != tc.copyHas):
 				t.Errorf("copy put back %v, holds the note %v; want the note %v", ok, ok && strings.Contains(cp.Content, note), tc.copyHas)
 			}
-			if slices.ContainsFunc(back.Blocks, func(b sim.Block) bool { return strings.HasPrefix(b.ID, "rule-payments") }) {
-				t.Errorf("the path-scoped rule came back with the compaction: %v", ids(back.Blocks))
+			if slices.ContainsFunc(back.Blocks(), func(b sim.Block) bool { return strings.HasPrefix(b.ID, "rule-payments") }) {
+				t.Errorf("the path-scoped rule came back with the compaction: %v", ids(back.Blocks()))
 			}
 			rr := findFrame(t, frames, "read-refund")
-			if !slices.ContainsFunc(rr.Blocks, func(b sim.Block) bool { return b.ID == "rule-payments-2" }) {
-				t.Errorf("reading refund.ts did not load the rule again: %v", ids(rr.Blocks))
+			if !slices.ContainsFunc(rr.Blocks(), func(b sim.Block) bool { return b.ID == "rule-payments-2" }) {
+				t.Errorf("reading refund.ts did not load the rule again: %v", ids(rr.Blocks()))
 			}
 			last := frames[len(frames)-1]
 			if g, _ := last.Figure("recalls"); g.Value != tc.recalls {

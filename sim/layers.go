@@ -387,8 +387,9 @@ func (r *layersRun) frame(h *harness, f *Frame, fc frameCtx) {
 	if f.Total > h.limit {
 		f.Figures = append(f.Figures, count("over-window", 1))
 	}
-	for i := range f.Blocks {
-		b := &f.Blocks[i]
+	bs := f.Blocks()
+	for i := range bs {
+		b := &bs[i]
 		if n, ok := b.Attr("offloaded_from"); ok {
 			b.Badges = append(b.Badges, Badge{Key: "offloaded", Args: []Figure{tokens("from", n)}, Tone: "info"})
 		}

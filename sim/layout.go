@@ -321,8 +321,9 @@ func (r *layoutRun) frame(h *harness, f *Frame, fc frameCtx) {
 	f.Figures = append(f.Figures, key("pattern", "value."+r.pattern))
 	boundary, before, after := false, 0, 0
 	flat := 0
-	for i := range f.Blocks {
-		b := &f.Blocks[i]
+	bs := f.Blocks()
+	for i := range bs {
+		b := &bs[i]
 		if r.prefixed[b.ID] || b.ID == "system" {
 			if boundary {
 				after += b.Tokens
@@ -380,7 +381,7 @@ func (r *layoutRun) frame(h *harness, f *Frame, fc frameCtx) {
 		}
 		// Calls the model wrote that lie after the cut: computed again.
 		calls, after := 0, false
-		for _, b := range f.Blocks {
+		for _, b := range f.Blocks() {
 			after = after || b.ID == c.FirstChanged
 			if after && b.Kind == KindToolCall {
 				calls++
@@ -431,7 +432,7 @@ func (r *layoutRun) holdsConversation(h *harness, f *Frame) bool {
 	for _, cb := range h.cache.cached {
 		held[cb.id] = true
 	}
-	for _, b := range f.Blocks {
+	for _, b := range f.Blocks() {
 		if b.ID != "system" && !r.prefixed[b.ID] && held[b.ID] {
 			return true
 		}

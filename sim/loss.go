@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"unicode/utf8"
 )
 
 // A loss view: what a compaction's range held that a reader would want
@@ -156,7 +157,7 @@ func errorLine(text string) string {
 	for rest := text; rest != ""; {
 		line, after, _ := strings.Cut(rest, "\n")
 		rest = after
-		if !mayReportError(line) || !errorRE.MatchString(line) {
+		if !mayMatchError(line) || !errorRE.MatchString(line) {
 			continue
 		}
 		if line = strings.TrimSpace(line); len(words(line)) >= 2 {
@@ -179,6 +180,36 @@ func mayReportError(text string) bool {
 		}
 	}
 	return false
+}
+
+// mayMatchError is a cheap test before errorRE on one line: false when no
+// match can exist. Code is full of the word error ("err error) {") where
+// errorRE wants it followed by a colon or a bracket, or "occurred"; the
+// other stems decide as in mayReportError. A line with a character
+// outside ASCII goes to errorRE (its case folding is Unicode's).
+func mayMatchError(line string) bool {
+	for i := 0; i < len(line); i++ {
+		if line[i] >= utf8.RuneSelf {
+			return true
+		}
+	}
+	low := strings.ToLower(line)
+	for _, s := range errorStems {
+		if s != "error" && strings.Contains(low, s) {
+			return true
+		}
+	}
+	for rest := low; ; {
+		i := strings.Index(rest, "error")
+		if i < 0 {
+			return false
+		}
+		rest = rest[i+len("error"):]
+		after := strings.TrimLeft(rest, " \t\f\r\n")
+		if strings.HasPrefix(after, ":") || strings.HasPrefix(after, "]") || strings.HasPrefix(rest, " occurred") || strings.HasPrefix(rest, "s occurred") {
+			return true
+		}
+	}
 }
 
 // instructions are the sentences of a user message that tell the agent

@@ -89,3 +89,32 @@ func TestLossFilesOnce(t *testing.T) {
 		t.Errorf("lossFacts =\n%s\nwant\n%s", strings.Join(got, "\n"), want)
 	}
 }
+
+// TestMayMatchError: the cheap test before errorRE never turns away a
+// line errorRE matches, and turns away the word error in code.
+func TestMayMatchError(t *testing.T) {
+	pieces := []string{"error", "Error", "ERROR", "errors", " ", "\t", ":", "]", "[", "occurred", " occurred", "s occurred", "func f() error {",
+		"FAIL", "--- FAIL", "fail", "panic", "Traceback", "cannot", "not found", "no such file", "permission denied", "undefined",
+		"exception", "x", "_", "é", "K", "ſ", "0", "\r", "-"}
+	lines := []string{"func handle(ctx context.Context) error { return nil }", "if err != nil { return err }", "error: boom", "ERROR ]",
+		"error occurred", "errors occurred", "errorx: no", "  --- FAIL: TestX", "panic: nil map", "xerror:", "error\t:", "error\r]"}
+	seed := uint64(1)
+	for range 20000 {
+		var b strings.Builder
+		for range 1 + int(seed%6) {
+			seed = seed*6364136223846793005 + 1442695040888963407
+			b.WriteString(pieces[(seed>>33)%uint64(len(pieces))])
+		}
+		lines = append(lines, b.String())
+	}
+	for _, line := range lines {
+		if errorRE.MatchString(line) && !mayMatchError(line) {
+			t.Errorf("mayMatchError(%q) = false; errorRE matches it", line)
+		}
+	}
+	for _, line := range lines[:2] {
+		if mayMatchError(line) {
+			t.Errorf("mayMatchError(%q) = true; want false (error in code, not reported)", line)
+		}
+	}
+}

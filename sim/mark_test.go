@@ -22,7 +22,7 @@ func TestCompressedMarkSizes(t *testing.T) {
 			frames := mustRun(t, l, p, tok)
 			before := map[string]int{} // each block's tokens before it was marked
 			for _, f := range frames {
-				for _, b := range f.Blocks {
+				for _, b := range f.Blocks() {
 					m := markLine.FindStringSubmatch(b.Content)
 					if m == nil {
 						before[b.ID] = b.Tokens

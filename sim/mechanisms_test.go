@@ -113,13 +113,13 @@ func TestSlidingWindowPairs(t *testing.T) {
 	frames := runHand(t, l, "history", "sliding")
 	slid := []string{}
 	for _, f := range frames {
-		if n := len(f.Blocks) - 2; n > 3 {
+		if n := len(f.Blocks()) - 2; n > 3 {
 			t.Errorf("frame %d: %d messages after the task; want at most 3", f.Step, n)
 		}
-		if f.Blocks[1].ID != "u" {
+		if f.Blocks()[1].ID != "u" {
 			t.Errorf("frame %d: the task slid out", f.Step)
 		}
-		if i := checkPairs(f.Blocks[1:], 0); i != nil {
+		if i := checkPairs(f.Blocks()[1:], 0); i != nil {
 			t.Errorf("frame %d: %s", f.Step, i.err)
 		}
 		for _, e := range f.Events {
@@ -131,8 +131,8 @@ func TestSlidingWindowPairs(t *testing.T) {
 	if got := strings.Join(slid, " "); got != "c-a r-a c-b r-b c-c r-c" {
 		t.Errorf("slid out: %s; want each older pair, whole", got)
 	}
-	if full := runHand(t, l, "history", "full"); len(full[len(full)-1].Blocks) != 2+8 {
-		t.Errorf("full history keeps %d blocks; want all 10", len(full[len(full)-1].Blocks))
+	if full := runHand(t, l, "history", "full"); len(full[len(full)-1].Blocks()) != 2+8 {
+		t.Errorf("full history keeps %d blocks; want all 10", len(full[len(full)-1].Blocks()))
 	}
 }
 
@@ -168,7 +168,7 @@ func TestBatchMarksOnce(t *testing.T) {
 		}
 	}
 	last := frames[len(frames)-1]
-	for _, b := range last.Blocks {
+	for _, b := range last.Blocks() {
 		marked := strings.HasPrefix(b.Content, CompressedMark+" [Original: ")
 		if b.Role == RoleTool && marked != (compressed[b.ID] == 1) {
 			t.Errorf("%s marked %v, compressed %d times", b.ID, marked, compressed[b.ID])
@@ -206,7 +206,7 @@ func TestSubagentWindow(t *testing.T) {
 	wantMain := []string{"system u", "system u", "system u task-call concl", "system u task-call concl a"}
 	wantSecond := []int{-1, 265, 285, -1}
 	for i, f := range on {
-		if got := strings.Join(blockIDs(f.Blocks), " "); got != wantMain[i] {
+		if got := strings.Join(blockIDs(f.Blocks()), " "); got != wantMain[i] {
 			t.Errorf("frame %d main window %s; want %s", i+1, got, wantMain[i])
 		}
 		second := -1
@@ -225,7 +225,7 @@ func TestSubagentWindow(t *testing.T) {
 		t.Errorf("spend %+v", *s)
 	}
 	off := runHand(t, l, "isolation", "off")
-	if got := strings.Join(blockIDs(off[len(off)-1].Blocks), " "); got != "system u c-g r-g concl a" {
+	if got := strings.Join(blockIDs(off[len(off)-1].Blocks()), " "); got != "system u c-g r-g concl a" {
 		t.Errorf("off: main window %s; want the search in it", got)
 	}
 }

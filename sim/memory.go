@@ -80,7 +80,7 @@ func (r *memoryRun) frame(h *harness, f *Frame, fc frameCtx) {
 	}
 	f.Memory = m
 	f.Figures = append(f.Figures, r.path, count("memory-lines", len(r.file)))
-	for _, b := range f.Blocks {
+	for _, b := range f.Blocks() {
 		if b.Kind == KindMemory {
 			f.Figures = append(f.Figures, tokens("memory-copy", b.Tokens), count("copy-lines", len(r.injected)))
 		}

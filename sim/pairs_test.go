@@ -25,7 +25,7 @@ func TestToolPairsEverywhere(t *testing.T) {
 				frames := mustRun(t, l, p, tok)
 				for k, f := range frames {
 					checked++
-					i := orphanAt(f.Blocks)
+					i := orphanAt(f.Blocks())
 					refusal := f.Error
 					if refusal == "" && k+1 < len(frames) && frames[k+1].Kind == sim.FrameRefused {
 						refusal = frames[k+1].Error

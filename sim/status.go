@@ -160,7 +160,7 @@ func (r *statusRun) frame(h *harness, f *Frame, fc frameCtx) {
 		*fc.tags = append(*fc.tags, r.mode)
 	}
 	statuses, stokens := 0, 0
-	for _, b := range f.Blocks {
+	for _, b := range f.Blocks() {
 		if b.Kind == KindStatus {
 			statuses++
 			stokens += b.Tokens
@@ -173,10 +173,11 @@ func (r *statusRun) frame(h *harness, f *Frame, fc frameCtx) {
 	f.Figures = append(f.Figures, count("statuses", statuses), tokens("status-tokens", stokens),
 		count("limit-calls", most), count("limit", r.cfg.Constraint.Max), count("calls", r.calls))
 	if statuses > 0 {
-		f.Figures = append(f.Figures, tokens("status-size", f.Blocks[len(f.Blocks)-1].Tokens))
+		f.Figures = append(f.Figures, tokens("status-size", f.Blocks()[len(f.Blocks())-1].Tokens))
 	}
-	for i := range f.Blocks {
-		b := &f.Blocks[i]
+	bs := f.Blocks()
+	for i := range bs {
+		b := &bs[i]
 		switch {
 		case b.Kind == KindStatus:
 			b.Badges = append(b.Badges, Badge{Key: "by-code", Tone: "warn"})
@@ -389,7 +390,7 @@ func statusCostModel(l *Lesson, p Policy, in CostInputs, tok Tokenizer) costMode
 	m := costModel{Alpha: alpha}
 	var sTotal, rTotal float64
 	for i, f := range app {
-		for _, b := range f.Blocks {
+		for _, b := range f.Blocks() {
 			if b.Kind == KindStatus && b.ID == statusID(i+1) {
 				sTotal += float64(b.Tokens)
 				m.N++
@@ -404,7 +405,7 @@ func statusCostModel(l *Lesson, p Policy, in CostInputs, tok Tokenizer) costMode
 		}
 		// R: what the conversation gained between the previous update and
 		// this one (everything but the statuses).
-		rTotal += float64(conversationTokens(f.Blocks) - conversationTokens(repl[i-1].Blocks))
+		rTotal += float64(conversationTokens(f.Blocks()) - conversationTokens(repl[i-1].Blocks()))
 	}
 	if m.N > 0 {
 		m.S = sTotal / float64(m.N)

@@ -57,7 +57,7 @@ func TestStatusContent(t *testing.T) {
 		frames := runStatus(t, l, statusPolicy(t, mode, false, false))
 		phone, search := 0, 0
 		for i, f := range frames {
-			last := f.Blocks[len(f.Blocks)-1]
+			last := f.Blocks()[len(f.Blocks())-1]
 			if last.Kind != sim.KindStatus || last.Role != sim.RoleUser {
 				t.Fatalf("%s frame %d: last block = %s/%s; want the status, role user", mode, i+1, last.Kind, last.Role)
 			}
@@ -117,7 +117,7 @@ func TestStatusBlocksPerMode(t *testing.T) {
 			}
 			for i, f := range frames {
 				n := 0
-				for _, b := range f.Blocks {
+				for _, b := range f.Blocks() {
 					if b.Kind == sim.KindStatus {
 						n++
 						if b.Role != sim.RoleUser {
@@ -138,9 +138,9 @@ func TestSystemPromptStable(t *testing.T) {
 	for _, mode := range []string{"off", "replace", "append"} {
 		for _, clock := range []bool{false, true} {
 			frames := runStatus(t, l, statusPolicy(t, mode, true, clock))
-			first := frames[0].Blocks[0]
+			first := frames[0].Blocks()[0]
 			for i, f := range frames {
-				sys := f.Blocks[0]
+				sys := f.Blocks()[0]
 				if sys.Role != sim.RoleSystem {
 					t.Fatalf("frame %d: first block role %s", i+1, sys.Role)
 				}
@@ -200,7 +200,7 @@ func TestCounterInToolResults(t *testing.T) {
 	frames := runStatus(t, l, statusPolicy(t, "off", true, false))
 	last := frames[len(frames)-1]
 	var got []string
-	for _, b := range last.Blocks {
+	for _, b := range last.Blocks() {
 		if b.Role == sim.RoleTool && b.Tool == "phone_call" {
 			got = append(got, b.Content[strings.LastIndex(b.Content, "["):])
 		}

@@ -65,7 +65,7 @@ func TestCompressionStrategiesFigures(t *testing.T) {
 // compressedIn sums the original and the compressed sizes of the results
 // a frame's request carries compressed.
 func compressedIn(f sim.Frame) (orig, comp int) {
-	for _, b := range f.Blocks {
+	for _, b := range f.Blocks() {
 		if from, ok := b.Attr("compressed_from"); ok {
 			orig, comp = orig+from, comp+b.Tokens
 		}
@@ -87,7 +87,7 @@ func TestCompressionNoneOverflows(t *testing.T) {
 		t.Errorf("refused at iteration %d; want 5", last.Spend.Iteration)
 	}
 	calls, chars := 0, 0
-	for _, b := range last.Blocks {
+	for _, b := range last.Blocks() {
 		if b.Role == sim.RoleTool {
 			calls++
 			n, _ := b.Attr("chars")
@@ -113,9 +113,9 @@ func TestContextAwareBigCompression(t *testing.T) {
 	frames := mustRun(t, l, policyOf(t, l, "strategy", "context-aware"), tok)
 	last := frames[len(frames)-1]
 	var big *sim.Block
-	for i := range last.Blocks {
-		if n, _ := last.Blocks[i].Attr("chars"); n > 100000 {
-			big = &last.Blocks[i]
+	for i := range last.Blocks() {
+		if n, _ := last.Blocks()[i].Attr("chars"); n > 100000 {
+			big = &last.Blocks()[i]
 		}
 	}
 	if big == nil {
@@ -161,7 +161,7 @@ func TestAdaptiveTrigger(t *testing.T) {
 		if before.Total <= 102400 {
 			t.Errorf("a batch ran at %d tokens, not above the trigger", before.Total)
 		}
-		for _, b := range f.Blocks {
+		for _, b := range f.Blocks() {
 			if b.Role == sim.RoleTool && !strings.HasPrefix(b.Content, "[COMPRESSED] [Original: ") {
 				t.Errorf("after the batch, %s is not marked: %.40q", b.ID, b.Content)
 			}
@@ -210,7 +210,7 @@ func TestSlidingWindowLesson(t *testing.T) {
 					t.Errorf("round 15 went on without repeating the read")
 				}
 				after := 0
-				for _, b := range f.Blocks {
+				for _, b := range f.Blocks() {
 					if b.Role != sim.RoleSystem && b.ID != "m-task" {
 						after++
 					}
@@ -260,7 +260,7 @@ func TestSlidingWindowLesson(t *testing.T) {
 func checkRepeatedRead(t *testing.T, f sim.Frame) {
 	t.Helper()
 	var call string
-	for _, b := range f.Blocks {
+	for _, b := range f.Blocks() {
 		if b.New && b.Kind == sim.KindToolCall {
 			call = b.Content
 		}
@@ -377,7 +377,7 @@ func tokensOf(f sim.Frame, ids ...string) int {
 
 func blockIDs(f sim.Frame) []string {
 	var out []string
-	for _, b := range f.Blocks {
+	for _, b := range f.Blocks() {
 		out = append(out, b.ID)
 	}
 	return out
@@ -421,7 +421,7 @@ func TestCombinedCutsTheLongest(t *testing.T) {
 	frames := mustRun(t, l, policyOf(t, l, "strategy", "combined"), tok)
 	last := frames[len(frames)-1]
 	longestWhole, shortestCut := 0, -1
-	for _, b := range last.Blocks {
+	for _, b := range last.Blocks() {
 		chars, ok := b.Attr("chars")
 		if b.Kind != sim.KindSummary || !ok {
 			continue

@@ -424,14 +424,15 @@ func (r *tieredRun) figures(f *Frame) {
 // annotate gives tool results their attributes and badges.
 func (r *tieredRun) annotate(f *Frame, rewritten map[string]Event) {
 	results := 0
-	for _, b := range f.Blocks {
+	for _, b := range f.Blocks() {
 		if b.Role == RoleTool {
 			results++
 		}
 	}
 	seen := 0
-	for i := range f.Blocks {
-		b := &f.Blocks[i]
+	bs := f.Blocks()
+	for i := range bs {
+		b := &bs[i]
 		if b.Role != RoleTool {
 			continue
 		}
@@ -524,7 +525,7 @@ func (r *tieredRun) passPanel(f *Frame, rewritten map[string]Event) (Panel, bool
 		}
 	}
 	tool := func(id string) Figure {
-		for _, b := range f.Blocks {
+		for _, b := range f.Blocks() {
 			if b.ID == id {
 				return text("tool", b.Tool)
 			}

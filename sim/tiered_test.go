@@ -152,7 +152,7 @@ func counters(f sim.Frame) *counts {
 // results returns the tool results of f, oldest first.
 func results(f sim.Frame) []tb {
 	var out []tb
-	for _, b := range f.Blocks {
+	for _, b := range f.Blocks() {
 		if b.Role == sim.RoleTool {
 			out = append(out, tieredBlock(b))
 		}
@@ -227,7 +227,7 @@ func TestTieredTierBoundaries(t *testing.T) {
 		t.Errorf("pass emitted %d cache_compaction events; want 14 (12 Tier 2 + 2 Tier 1)", len(evs))
 	}
 	for _, e := range evs {
-		if e.Index == nil || *e.Index+1 >= len(f.Blocks) || f.Blocks[*e.Index+1].ID != e.Block || attr(f.Blocks[*e.Index+1], "tier") != e.Tier {
+		if e.Index == nil || *e.Index+1 >= len(f.Blocks()) || f.Blocks()[*e.Index+1].ID != e.Block || attr(f.Blocks()[*e.Index+1], "tier") != e.Tier {
 			t.Errorf("event %+v does not name the message index and tier of %s", e, e.Block)
 		}
 	}
@@ -474,7 +474,7 @@ const sessionGo = "internal/auth/session.go"
 
 // readOf returns the result block of the first read of session.go.
 func readOf(f sim.Frame) (tb, bool) {
-	for _, b := range f.Blocks {
+	for _, b := range f.Blocks() {
 		if b.Role == sim.RoleTool && b.ToolUseID == "toolu_03" {
 			return tieredBlock(b), true
 		}
@@ -571,7 +571,7 @@ func TestTieredRereadCycle(t *testing.T) {
 				}
 				// The read it replaces is a stub in the frame before.
 				stubbed := false
-				for _, b := range fs[i-1].Blocks {
+				for _, b := range fs[i-1].Blocks() {
 					if b.Tool == "file_read" && b.Kind == sim.KindStub && strings.Contains(b.Content, sessionGo) {
 						stubbed = true
 					}
@@ -620,7 +620,7 @@ func TestTieredPairsAllPolicies(t *testing.T) {
 					t.Errorf("frame %d: step %d, narration %v, counters %v", i+1, f.Step, f.Narration, counters(f))
 				}
 				sum := 0
-				for _, b := range f.Blocks {
+				for _, b := range f.Blocks() {
 					sum += b.Tokens
 					if b.Tokens != tok.Count(b.Content) {
 						t.Errorf("frame %d block %s: %d tokens; want its o200k_base count %d", f.Step, b.ID, b.Tokens, tok.Count(b.Content))
@@ -629,7 +629,7 @@ func TestTieredPairsAllPolicies(t *testing.T) {
 				if sum != f.Total {
 					t.Errorf("frame %d: total %d; want the sum of its blocks %d", f.Step, f.Total, sum)
 				}
-				orphan := orphanIndex(f.Blocks)
+				orphan := orphanIndex(f.Blocks())
 				if f.Kind == sim.FrameRefused {
 					refused++
 					m := messagesIndex.FindStringSubmatch(f.Error)

@@ -433,8 +433,8 @@ func (r *usageRun) entered(h *harness, b *Block) {
 // are estimates.
 func (r *usageRun) frame(h *harness, f *Frame, fc frameCtx) {
 	estimates := 0
-	for i := range f.Blocks {
-		for _, bd := range f.Blocks[i].Badges {
+	for i := range f.req.count() {
+		for _, bd := range f.req.view(i).Badges {
 			if bd.Key == badgeEstimate {
 				estimates++
 			}
@@ -483,9 +483,9 @@ func (r *usageRun) request(f *Frame, u Usage) {
 		// The request is the recorded one: its first CacheRead tokens came
 		// from the provider's cache.
 		at := 0
-		for i := range f.Blocks {
-			at += f.Blocks[i].Tokens
-			f.Blocks[i].Cached = at <= u.CacheRead
+		for i := range f.req.count() {
+			at += f.req.view(i).Tokens
+			f.req.setFlag(i, flagCached, at <= u.CacheRead)
 		}
 	}
 }
@@ -496,9 +496,9 @@ func (r *usageRun) request(f *Frame, u Usage) {
 // it (the blocks before the message).
 func (r *usageRun) answered(f *Frame) {
 	before := 0
-	for i := range f.Blocks {
-		b := &f.Blocks[i]
-		if u := b.Usage; u != nil && b.New && b.Role == RoleAssistant {
+	for i := range f.req.count() {
+		b := f.req.view(i)
+		if u := b.Usage; u != nil && f.req.flagsAt(i)&flagNew != 0 && b.Role == RoleAssistant {
 			provider := u.InputTotal()
 			f.Figures = append(f.Figures, tokens("provider-input", provider), tokens("replay-input", before))
 			rows := []Row{
@@ -638,8 +638,8 @@ func (r *usageRun) aside(f *Frame) {
 			g, ok := f.Figure("summary-block") // the compaction's own frame hook named it (the pending block comes after)
 			show = f.Kind == FrameSummary && ok && g.Str == a.At
 		case AsideSubagent:
-			for j := range f.Blocks {
-				if b := &f.Blocks[j]; b.New && b.Role == RoleTool && b.ToolUseID == a.At {
+			for j := range f.req.count() {
+				if b := f.req.view(j); f.req.flagsAt(j)&flagNew != 0 && b.Role == RoleTool && b.ToolUseID == a.At {
 					show = true
 				}
 			}

@@ -241,9 +241,10 @@ func (r *workspaceRun) frame(h *harness, f *Frame, fc frameCtx) {
 			f.Figures = append(f.Figures, count("edit-context", 1))
 		}
 	}
-	for i := range f.Blocks {
-		if r.reread[f.Blocks[i].ID] || r.reread["result-"+strings.TrimPrefix(f.Blocks[i].ID, "call-")] {
-			f.Blocks[i].Badges = append(f.Blocks[i].Badges, Badge{Key: "reread", Tone: "warn"})
+	bs := f.Blocks()
+	for i := range bs {
+		if r.reread[bs[i].ID] || r.reread["result-"+strings.TrimPrefix(bs[i].ID, "call-")] {
+			bs[i].Badges = append(bs[i].Badges, Badge{Key: "reread", Tone: "warn"})
 		}
 	}
 }

@@ -98,22 +98,55 @@ func (s *Server) Pending(ids ...string) error {
 }
 
 // Add prepares l, as New prepares its lessons, and serves it from then on.
-// Pages keep being served from the lessons before it meanwhile.
+// Pages keep being served from the lessons before it meanwhile. It serves
+// l as soon as its default run is checked (an imported session's first
+// page waits for that only: 0.75 s of CPU from listening to ready for the
+// real 3 MB session, where every preset first took 5.4 s), then runs and
+// checks its other presets and keeps them, as New would have; until then
+// they replay on demand.
 func (s *Server) Add(l *scenarios.Lesson) error {
 	if _, dup := s.lib().byID[l.ID]; dup {
 		return fmt.Errorf("lesson %q is defined twice", l.ID)
 	}
-	p, err := s.prepare(l, false) // the lessons before it are served meanwhile
+	p, err := s.prepare(l, true) // the lessons before it are served meanwhile
 	if err != nil {
 		return err
 	}
+	if err := s.join(p, true); err != nil {
+		return err
+	}
+	def := p.runs[0]
+	if frameBlocks(def.r) > s.longRun {
+		s.log.Info("a long session: policies other than the default replay on demand", "lesson", l.ID, "presets", len(l.PresetPolicies()))
+		return nil
+	}
+	if p, err = s.prepareOthers(l, def, p.check); err != nil {
+		// Served already: its other policies replay on demand, and the
+		// one that failed fails its pages as it failed here.
+		s.log.Error("a preset policy of a lesson failed its check; the lesson is served, its other policies replay on demand", "lesson", l.ID, "err", err)
+		return nil
+	}
+	return s.join(p, false)
+}
+
+// join serves p's lesson (first: it joins the library) or keeps the runs
+// prepareOthers made of it.
+func (s *Server) join(p *prepared, first bool) error {
 	s.addMu.Lock()
 	defer s.addMu.Unlock()
 	lib := s.lib().clone()
-	if _, dup := lib.byID[l.ID]; dup {
-		return fmt.Errorf("lesson %q is defined twice", l.ID)
+	_, served := lib.byID[p.l.ID]
+	switch {
+	case first && served:
+		return fmt.Errorf("lesson %q is defined twice", p.l.ID)
+	case first:
+		lib.add(p)
+	default:
+		for _, k := range p.runs {
+			lib.keep(p.l, k.p, k.r)
+		}
+		lib.reserve[p.l.ID] = p.reserve
 	}
-	lib.add(p)
 	s.publish(lib)
 	return nil
 }
@@ -181,6 +214,7 @@ type prepared struct {
 	l       *scenarios.Lesson
 	runs    []keptRun
 	reserve float64
+	check   float64 // the room the default run's check measured (Builder.Check)
 }
 
 type keptRun struct {
@@ -213,19 +247,34 @@ func (s *Server) prepare(l *scenarios.Lesson, onlyDefault bool) (*prepared, erro
 	if err != nil {
 		return nil, fmt.Errorf("run lesson %s: %w", l.ID, err)
 	}
-	out := &prepared{l: l, runs: []keptRun{{dp, def}}}
-	if onlyDefault {
+	out := &prepared{l: l, runs: []keptRun{{dp, def}}, check: reserve}
+	if onlyDefault || frameBlocks(def) > s.longRun {
 		out.reserve = page.ReserveFor(max(reserve, page.BoxHeight))
+		if !onlyDefault {
+			s.log.Info("a long session: policies other than the default replay on demand", "lesson", l.ID, "presets", len(l.PresetPolicies()))
+		}
 		return out, nil
 	}
-	if frameBlocks(def) > s.longRun {
-		out.reserve = page.ReserveFor(max(reserve, page.BoxHeight))
-		s.log.Info("a long session: policies other than the default replay on demand", "lesson", l.ID, "presets", len(l.PresetPolicies()))
-		return out, nil
+	others, err := s.prepareOthers(l, out.runs[0], reserve)
+	if err != nil {
+		return nil, err
 	}
-	others := slices.DeleteFunc(l.PresetPolicies(), func(p sim.Policy) bool { return p == dp })
+	others.runs = append(out.runs, others.runs...)
+	return others, nil
+}
+
+// prepareOthers runs and checks l's preset policies but the default (def),
+// whose check measured reserve: their runs, and the room below the box
+// they all need.
+func (s *Server) prepareOthers(l *scenarios.Lesson, def keptRun, reserve float64) (*prepared, error) {
+	budget := l.RunBudget()
+	if err := budget.Spend(def.r); err != nil {
+		return nil, err
+	}
+	out := &prepared{l: l}
+	others := slices.DeleteFunc(l.PresetPolicies(), func(p sim.Policy) bool { return p == def.p })
 	var mu sync.Mutex
-	err = sim.RunEach(l.Lesson, others, s.tok, func(_ int, p sim.Policy, r *sim.Replay) error {
+	err := sim.RunEach(l.Lesson, others, s.tok, func(_ int, p sim.Policy, r *sim.Replay) error {
 		if err := budget.Spend(r); err != nil {
 			return err
 		}
@@ -285,7 +334,7 @@ const presetBlocks = 500_000
 func frameBlocks(r *sim.Replay) int {
 	n := 0
 	for _, f := range r.Frames {
-		n += len(f.Blocks)
+		n += f.BlockCount()
 	}
 	return n
 }

@@ -72,6 +72,11 @@ func TestPreparedAfterStart(t *testing.T) {
 	}
 	close(stop)
 	wg.Wait()
+	for _, p := range l.PresetPolicies() {
+		if _, ok := s.runs.Kept(l, p); !ok {
+			t.Errorf("once added, %s under %s is not kept: Add serves the default run first, then keeps every preset", l.ID, p)
+		}
+	}
 	s.Drop("session-broken")
 	if rec := get(t, s, "/en/recorded-shape"); rec.Code != http.StatusFound {
 		t.Errorf("GET /en/recorded-shape once added = %d; want 302 to step 1", rec.Code)

@@ -1,11 +1,16 @@
 package web
 
 import (
+	"cmp"
 	"fmt"
+	"runtime"
+	"strconv"
 	"sync/atomic"
+	"time"
 
 	"ctxsim/scenarios"
 	"ctxsim/sim"
+	"ctxsim/web/httperr"
 	"ctxsim/web/internal/lru"
 	"ctxsim/web/uploads"
 )
@@ -25,6 +30,38 @@ type runs struct {
 	// upload finds the runs of an uploaded session; nil for those runs
 	// themselves.
 	upload func(id string) (*runs, error)
+	// slots bound the replays running at once (Config.Replays); a replay
+	// waits at most wait for one.
+	slots chan struct{}
+	wait  time.Duration
+}
+
+// defaultReplayWait is Config.ReplayWait when 0.
+const defaultReplayWait = 5 * time.Second
+
+// replayRetry is the Retry-After, in seconds, of a request that found
+// every replay slot busy.
+const replayRetry = 2
+
+// replay runs l under p in a replay slot; when none frees up in time it
+// answers 503 with a Retry-After instead.
+func (rs *runs) replay(l *scenarios.Lesson, p sim.Policy) (*sim.Replay, error) {
+	t := time.NewTimer(rs.wait)
+	defer t.Stop()
+	select {
+	case rs.slots <- struct{}{}:
+	case <-t.C:
+		s := strconv.Itoa(replayRetry)
+		return nil, &httperr.Error{Code: httperr.Unavailable, RetryAfter: replayRetry, Reload: true, Key: "ui.error.busy",
+			Args: map[string]string{"id": l.ID, "s": s},
+			Msg:  fmt.Sprintf("lesson %s: every replay slot (%d) is busy with other policies; ask again in %s seconds", httperr.Quote(l.ID), cap(rs.slots), s)}
+	}
+	defer func() { <-rs.slots }()
+	r, err := sim.Run(l.Lesson, p, rs.tok)
+	if err != nil {
+		return nil, fmt.Errorf("run lesson %s under %s: %w", l.ID, p, err)
+	}
+	return r, nil
 }
 
 // keeper is what runs keep for as long as a lesson is served.
@@ -59,15 +96,17 @@ const outlineRuns = 4096
 // session's many times more.
 const runBlocks = 2000
 
-// replayCost is what r weighs in the replay cache, in runs.
-func replayCost(r *sim.Replay) int64 { return int64(max(1, frameBlocks(r)/runBlocks)) }
+// replayCost is what r weighs in the replay cache, in runs: the blocks it
+// holds (sim.Replay.Held), what its memory grows with.
+func replayCost(r *sim.Replay) int64 { return int64(max(1, r.Held()/runBlocks)) }
 
 func newRuns(lib *atomic.Pointer[library], tok sim.Tokenizer, cfg Config) *runs {
 	n := int64(cfg.ReplayCacheRuns)
 	if n == 0 {
 		n = defaultReplayCacheRuns
 	}
-	return &runs{keep: libKeeper{lib}, tok: tok, replays: lru.New[*sim.Replay](n), outlines: lru.New[*outline](outlineRuns)}
+	return &runs{keep: libKeeper{lib}, tok: tok, replays: lru.New[*sim.Replay](n), outlines: lru.New[*outline](outlineRuns),
+		slots: make(chan struct{}, cmp.Or(cfg.Replays, runtime.GOMAXPROCS(0))), wait: cmp.Or(cfg.ReplayWait, defaultReplayWait)}
 }
 
 // of is the runs lesson l's runs are kept in: an uploaded session's own,
@@ -93,9 +132,9 @@ func (rs *runs) Run(l *scenarios.Lesson, p sim.Policy) (*sim.Replay, error) {
 		return r, nil
 	}
 	return rs.replays.GetOrMake(l.ID+"/"+p.String(), func() (*sim.Replay, int64, error) {
-		r, err := sim.Run(l.Lesson, p, rs.tok)
+		r, err := rs.replay(l, p)
 		if err != nil {
-			return nil, 0, fmt.Errorf("run lesson %s under %s: %w", l.ID, p, err)
+			return nil, 0, err
 		}
 		return r, replayCost(r), nil
 	})
@@ -118,8 +157,8 @@ func (rs *runs) Outline(l *scenarios.Lesson, p sim.Policy) ([]sim.Frame, error) 
 		if !ok {
 			// Not kept: a link's target is replayed for its outline only.
 			var err error
-			if r, err = sim.Run(l.Lesson, p, rs.tok); err != nil {
-				return nil, 0, fmt.Errorf("run lesson %s under %s: %w", l.ID, p, err)
+			if r, err = rs.replay(l, p); err != nil {
+				return nil, 0, err
 			}
 		}
 		o := &outline{frames: make([]sim.Frame, len(r.Frames))}

@@ -58,6 +58,13 @@ type Config struct {
 	// counting one run per 2,000 blocks its frames hold: 256 when 0, none
 	// when negative.
 	ReplayCacheRuns int
+	// Replays bounds the replays of non-preset policies (and of presets
+	// not kept from start-up) that run at once, so that many requests for
+	// new policies cannot each hold one: the CPUs when 0. A request that
+	// finds them all busy for ReplayWait (5 s when 0) is answered 503 with
+	// a Retry-After.
+	Replays    int
+	ReplayWait time.Duration
 	// LongRun is the blocks (over all frames) of a lesson's default run
 	// past which the lesson is a long session, prepared at start-up under
 	// its default policy only: 100,000 when 0.

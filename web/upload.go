@@ -100,7 +100,8 @@ func (s *Server) newUpload(l *scenarios.Lesson, files int64, rep sessionReport) 
 	rep.Steps = len(def.r.Frames) // as the step bar counts them
 	u := &upload{lesson: l, report: rep, pages: lru.New[*body](uploadPageBytes), runs: &runs{
 		keep: &uploadKeeper{l: l, def: def.p, run: def.r, room: p.reserve}, tok: s.tok,
-		replays: lru.New[*sim.Replay](uploadReplayRuns), outlines: lru.New[*outline](uploadOutlines)}}
+		replays: lru.New[*sim.Replay](uploadReplayRuns), outlines: lru.New[*outline](uploadOutlines),
+		slots: s.runs.slots, wait: s.runs.wait}} // the server's replay slots bound an upload's replays too
 	return u, uploadCost(files, def.r), nil
 }
 

@@ -1,6 +1,10 @@
 package lessonfile
 
 import (
+	"bytes"
+	"math"
+	"os"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -120,6 +124,57 @@ func TestDecodeNode(t *testing.T) {
 		e, ok := err.(*Error)
 		if !ok || e.Line != tt.line || e.Field != tt.field || !strings.Contains(e.Msg, tt.msg) {
 			t.Errorf("DecodeNode(%q) = %v; want line %d, field %s, %q", tt.yaml, err, tt.line, tt.field, tt.msg)
+		}
+	}
+}
+
+// TestEncodeChunked: a document written a few list items per encoder is
+// byte for byte the document one encoder writes, for every shipped
+// lesson and its summaries (an imported session's among them).
+func TestEncodeChunked(t *testing.T) {
+	for _, name := range []string{"lesson.yaml", "summaries.yaml"} {
+		paths, err := filepath.Glob(filepath.Join("..", "*", name))
+		if err != nil || len(paths) == 0 {
+			t.Fatalf("no %s beside the package: %v", name, err)
+		}
+		for _, path := range paths {
+			data, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var v any
+			if name == "lesson.yaml" {
+				l, _, err := DecodeLesson(path, data)
+				if err != nil {
+					t.Fatal(err)
+				}
+				v = l
+			} else {
+				var s Summaries
+				if _, err := Decode(path, data, &s); err != nil {
+					t.Fatal(err)
+				}
+				v = s
+			}
+			n, err := nodeOf(reflect.ValueOf(v))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var one bytes.Buffer // the whole document by one encoder
+			one.WriteString("# head\n")
+			if err := encodeDoc(&one, n); err != nil {
+				t.Fatal(err)
+			}
+			whole := one.Bytes()
+			for _, chunk := range []int{1, 3, chunkItems, math.MaxInt} {
+				parts, err := encode(v, "# head\n", chunk)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !bytes.Equal(parts, whole) {
+					t.Errorf("%s written %d items per encoder differs from one encoder's (%d bytes, %d)", path, chunk, len(parts), len(whole))
+				}
+			}
 		}
 	}
 }

@@ -200,8 +200,8 @@ func (b *Builder) SamePoint(l *scenarios.Lesson, st State, p sim.Policy) (int, e
 // rounds it to a room class).
 func (b *Builder) Check(l *scenarios.Lesson, p sim.Policy, r *sim.Replay) (float64, error) {
 	res := 0.0
+	b.warm(r)
 	for i, f := range r.Frames {
-		b.warm(f)
 		res = max(res, reserveOf(l, f))
 		for _, lang := range scenarios.Languages {
 			if err := b.checkNarration(l, p, r, i, lang); err != nil {
@@ -212,12 +212,16 @@ func (b *Builder) Check(l *scenarios.Lesson, p sim.Policy, r *sim.Replay) (float
 	return res, nil
 }
 
-// warm counts every text once now, so pages never wait for the tokenizer.
-func (b *Builder) warm(f sim.Frame) {
-	for _, bl := range f.Blocks {
+// warm counts every text of a run once now, so pages never wait for the
+// tokenizer: each version of a block the frames share, each pending
+// summary.
+func (b *Builder) warm(r *sim.Replay) {
+	for bl := range r.Versions {
 		b.tok.Count(bl.Content)
 	}
-	if f.Pending != nil {
-		b.tok.Count(f.Pending.Content)
+	for i := range r.Frames {
+		if p := r.Frames[i].Pending; p != nil {
+			b.tok.Count(p.Content)
+		}
 	}
 }

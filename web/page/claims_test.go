@@ -68,12 +68,12 @@ var claims = []claim{
 	{lesson: "compression-strategies", phrases: []string{"no page summary has a month", "どのページ要約にも、月も"}, retired: true,
 		says: "no summary in the window names a month",
 		holds: func(c claimFrame) bool {
-			return !slices.ContainsFunc(c.f.Blocks, func(b sim.Block) bool { return b.Kind == sim.KindSummary && monthName.MatchString(b.Content) })
+			return !slices.ContainsFunc(c.f.Blocks(), func(b sim.Block) bool { return b.Kind == sim.KindSummary && monthName.MatchString(b.Content) })
 		}},
 	{lesson: "compression-strategies", phrases: []string{"nothing in the window holds what the report will need", "報告に必要になるものはウィンドウのどこにもありません"},
 		says: "no block holds any of the report's facts",
 		holds: func(c claimFrame) bool {
-			for _, b := range c.f.Blocks {
+			for _, b := range c.f.Blocks() {
 				for _, id := range reportFacts {
 					if c.holdsFact(id, b.Content) {
 						return false
@@ -125,7 +125,7 @@ var claims = []claim{
 		says: "the searches whose merged input was cut are the longest: each longer than every one that fit whole",
 		holds: func(c claimFrame) bool {
 			longestWhole, shortestCut := 0, -1
-			for _, b := range c.f.Blocks {
+			for _, b := range c.f.Blocks() {
 				n, ok := b.Attr("chars")
 				if b.Kind != sim.KindSummary || !ok {
 					continue
@@ -173,13 +173,13 @@ var claims = []claim{
 	{lesson: "sliding-window", phrases: []string{"sits at the end of the window", "ウィンドウの末尾にあり"}, retired: true,
 		says: "the repeated read is the last block of the window",
 		holds: func(c claimFrame) bool {
-			return len(c.f.Blocks) > 0 && c.f.Blocks[len(c.f.Blocks)-1].ID == "r-reread-1"
+			return len(c.f.Blocks()) > 0 && c.f.Blocks()[len(c.f.Blocks())-1].ID == "r-reread-1"
 		}},
 	{lesson: "sliding-window", phrases: []string{"The read it repeated (", "くり返した読み取り（"},
 		says: "the repeated read is among the 10 most recent messages",
 		holds: func(c claimFrame) bool {
-			i := slices.IndexFunc(c.f.Blocks, func(b sim.Block) bool { return b.ID == "r-reread-1" })
-			return i >= 0 && len(c.f.Blocks)-i <= 10
+			i := slices.IndexFunc(c.f.Blocks(), func(b sim.Block) bool { return b.ID == "r-reread-1" })
+			return i >= 0 && len(c.f.Blocks())-i <= 10
 		}},
 	{lesson: "context-memory", phrases: []string{"goes to the summarizer", "will summarize a summary", "conversation is summarized",
 		"要約器へ渡ります", "要約をさらに要約することになります", "会話の古い部分を先に要約します"},
@@ -197,7 +197,7 @@ var claims = []claim{
 		holds: func(c claimFrame) bool {
 			th, _ := strconv.Atoi(c.p.Get("threshold"))
 			header, summary := 0, 0
-			for _, b := range c.f.Blocks {
+			for _, b := range c.f.Blocks() {
 				switch {
 				case b.Role == sim.RoleSystem || b.Kind == sim.KindMemory:
 					header += b.Tokens

@@ -113,11 +113,11 @@ func (b *Builder) drawFrame(v *frameView) views.Window {
 			w.Error = "400 invalid_request_error · messages." + itoa(*e.Index)
 		}
 	}
-	if len(f.Blocks) == 0 {
+	if len(v.blocks()) == 0 {
 		w.Empty = v.ui.T("ui.empty")
 	}
 	w.O200k = l.Sizes == scenarios.SizesProvider
-	rows := rowsOf(l, f.Blocks)
+	rows := rowsOf(l, v.blocks())
 	for _, r := range rows {
 		w.Rows = append(w.Rows, b.rowView(v, r))
 		w.Compacting = w.Compacting || r.main.Selected || (f.Decisive && r.main.Touched)
@@ -335,7 +335,7 @@ func (b *Builder) narrationView(v *frameView) (views.Narration, error) {
 func (v *frameView) kicker() string {
 	k := v.ui.F("ui.step-of", map[string]string{"step": itoa(v.i + 1), "total": itoa(len(v.frames))})
 	switch {
-	case len(v.f.Blocks) == 0:
+	case v.f.BlockCount() == 0:
 		k += " · " + v.ui.T("ui.between")
 	case v.l.Sessions() > 1:
 		k += " · " + v.ui.F("ui.session", map[string]string{"n": itoa(v.f.Session)})
@@ -365,7 +365,7 @@ func (v *frameView) changes() []string {
 		if e.Type == sim.EventToolCall {
 			pair[e.Block] = true
 			if b, ok := f.Block(e.Block); ok {
-				for _, x := range f.Blocks {
+				for _, x := range v.blocks() {
 					if x.Role == sim.RoleTool && x.ToolUseID == b.ToolUseID {
 						pair[x.ID] = true
 					}
@@ -432,8 +432,9 @@ func (v *frameView) eventArgs(e sim.Event) map[string]string {
 	}
 	if e.Type == sim.EventSessionStart {
 		var parts []string
-		for i := range v.f.Blocks {
-			parts = append(parts, v.label(&v.f.Blocks[i])+" "+sizeOf(v.l.Lesson, v.f.Blocks[i].Tokens))
+		bs := v.blocks()
+		for i := range bs {
+			parts = append(parts, v.label(&bs[i])+" "+sizeOf(v.l.Lesson, bs[i].Tokens))
 		}
 		args["blocks"] = strings.Join(parts, " + ")
 	}

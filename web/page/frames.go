@@ -1,8 +1,10 @@
 package page
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"strconv"
 	"unicode/utf8"
 
@@ -177,8 +179,41 @@ func objectOf(fs []sim.Field) object {
 // Frames is the frames API's document of l's run r under p: the lesson,
 // the window, the run's fields, the policy, then every frame.
 func (b *Builder) Frames(l *scenarios.Lesson, p sim.Policy, r *sim.Replay) ([]byte, error) {
+	var buf bytes.Buffer
+	if err := b.WriteFrames(&buf, l, p, r, Span{}); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+// Span is the frames an answer of the frames API holds: steps From to To,
+// 1-based, both included. The zero Span is every frame (and the document
+// as it has always been); a span names the run's frame count in
+// frame_count, after the policy.
+type Span struct{ From, To int }
+
+// all reports whether s is the whole run.
+func (s Span) all() bool { return s == Span{} }
+
+// flushAt is how much of the document the writer holds before it hands it
+// on: what one answer keeps in memory besides the frame it is writing.
+const flushAt = 32 << 10
+
+// WriteFrames writes the frames API's document of l's run r under p (the
+// frames of sp) to out, frame by frame: it holds one frame's blocks and a
+// small buffer at a time, whatever the run's length. An error before
+// anything reached out (a run-level field encoding/json cannot write)
+// leaves out untouched; sp must lie within the run.
+func (b *Builder) WriteFrames(out io.Writer, l *scenarios.Lesson, p sim.Policy, r *sim.Replay, sp Span) error {
 	en := b.cat.For("en")
-	w := &jsonw{b: make([]byte, 0, 64<<10)}
+	from, to := 0, len(r.Frames)
+	if !sp.all() {
+		if sp.From < 1 || sp.To < sp.From || sp.To > len(r.Frames) {
+			return fmt.Errorf("frames of %s: frames %d to %d of %d", l.ID, sp.From, sp.To, len(r.Frames))
+		}
+		from, to = sp.From-1, sp.To
+	}
+	w := &jsonw{b: make([]byte, 0, flushAt+flushAt/2)}
 	if l.Sizes == scenarios.SizesProvider {
 		w.o200k = b.tok.Count // each block's text counted beside the provider's size
 	}
@@ -194,23 +229,49 @@ func (b *Builder) Frames(l *scenarios.Lesson, p sim.Policy, r *sim.Replay) ([]by
 		w.str(nv[0], nv[1])
 	}
 	w.close()
-	w.list("frames", len(r.Frames), func(i int) { w.frame(&r.Frames[i], en.T("origin.mechanical")) })
-	w.close()
-	if w.err != nil {
-		return nil, fmt.Errorf("frames of %s: %w", l.ID, w.err)
+	if !sp.all() {
+		w.int("frame_count", len(r.Frames))
 	}
-	return append(w.b, '\n'), nil
+	if w.err != nil {
+		return fmt.Errorf("frames of %s: %w", l.ID, w.err)
+	}
+	w.out = out
+	mechanical := en.T("origin.mechanical")
+	w.list("frames", to-from, func(i int) {
+		w.frame(&r.Frames[from+i], mechanical)
+		w.flush(flushAt)
+	})
+	w.close()
+	w.b = append(w.b, '\n')
+	w.flush(0)
+	if w.err != nil {
+		return fmt.Errorf("frames of %s: %w", l.ID, w.err)
+	}
+	return nil
 }
 
-// jsonw writes a JSON document into one buffer, field by field, in the
-// order the contract has always written them.
+// jsonw writes a JSON document field by field, in the order the contract
+// has always written them, into a buffer it hands on to out (when set)
+// once it holds more than a flush asks for.
 type jsonw struct {
 	b     []byte
-	first bool  // the next key is the first of its object
-	err   error // the first value encoding/json could not write
+	out   io.Writer // nil: the document stays in b
+	first bool      // the next key is the first of its object
+	err   error     // the first value encoding/json could not write, or out's error
 	// o200k counts a block's text for its o200k attribute: a session sized
 	// by the provider's counts (nil: none).
 	o200k func(string) int
+}
+
+// flush hands the buffer on to out when it holds more than n bytes.
+func (w *jsonw) flush(n int) {
+	if w.out == nil || len(w.b) <= n || w.err != nil {
+		return
+	}
+	if _, err := w.out.Write(w.b); err != nil {
+		w.err = err
+	}
+	w.b = w.b[:0]
 }
 
 func (w *jsonw) open()  { w.b, w.first = append(w.b, '{'), true }
@@ -287,7 +348,8 @@ func (w *jsonw) frame(f *sim.Frame, mechanical string) {
 	} else {
 		w.value("error", nil)
 	}
-	w.list("blocks", len(f.Blocks), func(i int) { w.block(&f.Blocks[i], mechanical) })
+	bs := f.Blocks()
+	w.list("blocks", len(bs), func(i int) { w.block(&bs[i], mechanical) })
 	if f.Pending != nil {
 		w.key("pending")
 		w.block(f.Pending, mechanical)

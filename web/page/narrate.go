@@ -2,7 +2,6 @@ package page
 
 import (
 	"fmt"
-	"slices"
 	"strings"
 
 	"ctxsim/catalog"
@@ -22,6 +21,17 @@ type frameView struct {
 	run    *sim.Replay
 	ui     catalog.Messages
 	conds  map[string]bool // conditions decided so far ("name:arg")
+	bs     []sim.Block     // the blocks of bsOf, copied once
+	bsOf   *sim.Frame
+}
+
+// blocks are the frame's blocks (sim.Frame.Blocks makes a copy: a view
+// makes it once).
+func (v *frameView) blocks() []sim.Block {
+	if v.bsOf != v.f {
+		v.bs, v.bsOf = v.f.Blocks(), v.f
+	}
+	return v.bs
 }
 
 func newFrameView(l *scenarios.Lesson, p sim.Policy, r *sim.Replay, i int, ui catalog.Messages) *frameView {
@@ -205,19 +215,23 @@ func (v *frameView) cond(name, arg string) (bool, bool) {
 	switch name {
 	case "in":
 		ref := refOf(v, arg)
-		return slices.ContainsFunc(v.f.Blocks, func(b sim.Block) bool { return b.ID == ref }), true
+		in := false
+		v.f.EachBlock(func(b *sim.Block) bool { in = b.ID == ref; return !in })
+		return in, true
 	case "seen":
 		_, ok := v.seen(arg)
 		return ok, true
 	case "fact":
-		return v.factIn(arg, v.f.Blocks), true
+		found := false
+		v.f.EachBlock(func(b *sim.Block) bool { found = v.factIn(arg, b); return !found })
+		return found, true
 	case "holds":
 		ref, fact, _ := strings.Cut(arg, ":")
 		b, ok := v.block(ref)
-		return ok && v.factIn(fact, []sim.Block{*b}), true
+		return ok && v.factIn(fact, b), true
 	case "kept":
 		s, ok := v.summary()
-		return ok && v.factIn(arg, []sim.Block{*s}), true
+		return ok && v.factIn(arg, s), true
 	case "card":
 		s, ok := v.summary()
 		return ok && s.Summary != nil && s.Summary.Card == arg, true
@@ -252,24 +266,22 @@ func (v *frameView) summary() (*sim.Block, bool) {
 	if b, ok := v.block("summary-block"); ok {
 		return b, true
 	}
-	for j := len(v.f.Blocks) - 1; j >= 0; j-- {
-		if b := &v.f.Blocks[j]; b.Summary != nil && b.Kind == sim.KindSummary {
-			return b, true
+	var newest *sim.Block
+	v.f.EachBlock(func(b *sim.Block) bool {
+		if b.Summary != nil && b.Kind == sim.KindSummary {
+			c := *b
+			newest = &c
 		}
-	}
-	return nil, false
+		return true
+	})
+	return newest, newest != nil
 }
 
-// factIn reports whether a fact's pattern matches any of the blocks.
-func (v *frameView) factIn(id string, bs []sim.Block) bool {
+// factIn reports whether a fact's pattern matches block b.
+func (v *frameView) factIn(id string, b *sim.Block) bool {
 	for _, f := range v.l.Facts {
-		if f.ID != id || f.Pattern == nil {
-			continue
-		}
-		for _, b := range bs {
-			if v.l.Holds(f, b.Content) {
-				return true
-			}
+		if f.ID == id && f.Pattern != nil && v.l.Holds(f, b.Content) {
+			return true
 		}
 	}
 	return false

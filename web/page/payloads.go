@@ -85,12 +85,12 @@ func memoryPage(_ *Builder, v *frameView, p *views.LessonPage) {
 	for _, line := range mem.File {
 		m.Lines = append(m.Lines, views.MemoryLine{Text: line, New: m.Changed && slices.Contains(mem.New, line)})
 	}
-	for _, b := range f.Blocks {
+	for _, b := range v.blocks() {
 		if b.Kind == sim.KindMemory {
 			m.Note = v.ui.F("ui.copy-note", map[string]string{"size": sizeOf(v.l.Lesson, b.Tokens), "lines": itoa(len(mem.Injected))})
 		}
 	}
-	if f.Session > 0 && mem.Injected == nil && mem.Enabled && len(f.Blocks) == 0 {
+	if f.Session > 0 && mem.Injected == nil && mem.Enabled && f.BlockCount() == 0 {
 		// Between sessions the file is what the next session's copy is made
 		// from: give it the next copy's transition name so it slides in.
 		m.Transition = "memory-" + itoa(f.Session+1)
@@ -148,7 +148,8 @@ func secondPage(b *Builder, v *frameView, p *views.LessonPage) {
 	p.Window.Title = v.ui.T("ui.main-window")
 	sf := sim.Frame{Step: v.f.Step, Kind: v.f.Kind, TraceStep: v.f.TraceStep, Session: v.f.Session}
 	if sw := v.f.Second; sw != nil {
-		sf.Blocks, sf.Total = sw.Blocks, sw.Total
+		sf.SetBlocks(sw.Blocks)
+		sf.Total = sw.Total
 	}
 	sv := *v
 	sv.f = &sf
@@ -200,7 +201,7 @@ func cacheMarks(v *frameView) []draw.Mark {
 	if f.Cache == nil || f.Cache.Reason == sim.CacheCold {
 		return nil
 	}
-	at, ok := firstChanged(f.Blocks)
+	at, ok := firstChanged(v.blocks())
 	if !ok {
 		return nil
 	}
@@ -255,7 +256,7 @@ func categoriesJSON(w *jsonw, f *sim.Frame, _ string) {
 // threshold.
 func categoriesPage(_ *Builder, v *frameView, p *views.LessonPage) {
 	f := v.f
-	if len(f.Blocks) == 0 {
+	if f.BlockCount() == 0 {
 		return
 	}
 	limit := v.run.Window

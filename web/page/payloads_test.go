@@ -11,9 +11,10 @@ import (
 	"ctxsim/views"
 )
 
-// frameCore are the fields of sim.Frame every frame has: the request, the
-// story and the captions. Every other field is a typed payload.
-var frameCore = []string{"Step", "Kind", "TraceStep", "Narration", "Blocks", "Total", "Error", "Pending", "Session", "Events",
+// frameCore are the fields of sim.Frame every frame has: the request (req,
+// read through Blocks), the story and the captions. Every other field is a
+// typed payload.
+var frameCore = []string{"Step", "Kind", "TraceStep", "Narration", "req", "Total", "Error", "Pending", "Session", "Events",
 	"Decisive", "Figures", "Panels", "Legend", "Line", "Alert"}
 
 // TestPayloadsCoverFrame: every typed payload of sim.Frame is rendered by

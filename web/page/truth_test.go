@@ -329,7 +329,7 @@ func presetFigures(s *fixture, l *scenarios.Lesson) map[string]bool {
 				g, _ := v.figure(n)
 				add(v, g)
 			}
-			for _, b := range f.Blocks {
+			for _, b := range f.Blocks() {
 				add(v, sim.Figure{Value: b.Tokens, Unit: sim.UnitTokens})
 				out[exact(b.Tokens)] = true
 			}
@@ -355,7 +355,7 @@ func vocabulary(s *fixture, l *scenarios.Lesson, lang string) []string {
 		r, _ := s.run(l, p)
 		for i, f := range r.Frames {
 			v := newFrameView(l, p, r, i, ui)
-			for _, b := range f.Blocks {
+			for _, b := range f.Blocks() {
 				if b.Role == sim.RoleTool || b.Kind == sim.KindToolCall {
 					for _, n := range namesOf(v.label(&b)) {
 						set[n] = true
@@ -392,7 +392,7 @@ func namesOf(label string) []string {
 func seenName(v *frameView, n, lang string) bool {
 	for j := 0; j <= v.i; j++ {
 		f := &v.frames[j]
-		bs := slices.Clone(f.Blocks)
+		bs := slices.Clone(f.Blocks())
 		if f.Pending != nil {
 			bs = append(bs, *f.Pending)
 		}
