@@ -196,7 +196,7 @@ func a11yFrameFeatures(f sim.Frame) []string {
 	for _, c := range f.Categories {
 		out = append(out, "category:"+c.Name)
 	}
-	blocks := f.Blocks
+	blocks := f.Blocks()
 	if f.Second != nil {
 		blocks = append(blocks[:len(blocks):len(blocks)], f.Second.Blocks...)
 	}

@@ -158,7 +158,7 @@ func wordsAsked(f sim.Frame) string {
 		fmt.Fprintf(&b, "c=%s/%s;", c.Name, c.ByName)
 	}
 	fig(f.Figures)
-	blocks(f.Blocks)
+	blocks(f.Blocks())
 	if f.Pending != nil {
 		b.WriteString("pending;")
 		blocks([]sim.Block{*f.Pending})
