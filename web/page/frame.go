@@ -65,6 +65,7 @@ func (b *Builder) statePage(in input) (views.LessonPage, error) {
 	if p.Window.Pending != nil {
 		p.Blocks = append(p.Blocks, *p.Window.Pending)
 	}
+	b.linkTexts(l, v.ui, p.Blocks)
 	for _, k := range l.About {
 		p.About = append(p.About, b.aboutOf(l, v, k))
 	}
