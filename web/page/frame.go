@@ -22,7 +22,7 @@ func (b *Builder) lessonPage(in input) (views.LessonPage, error) {
 	if p.Modes, err = b.modes(in); err != nil {
 		return p, err
 	}
-	p.ServerOnly = b.serverOnlyValues(in.lesson.Lesson, p.UI)
+	p.ServerOnly = b.serverOnly(in.lesson, p.UI)
 	p.Nav, err = b.navOf(in, in.state.Step-1)
 	return p, err
 }
