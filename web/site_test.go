@@ -1,6 +1,7 @@
 package web
 
 import (
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -37,8 +38,9 @@ const (
 // TestStaticPages: the same URL on a live server and on one built for a
 // static copy differs only where a static copy must: the CSP in a meta tag
 // (without frame-ancestors, which browsers ignore there), no room slot or
-// room script, a note where typed values need the server, the step field
-// done by the script, and comparisons the copy does not hold disabled.
+// room script, a note where typed values or modes need the server, the
+// step field done by the script, and links to pages the copy does not hold
+// (other modes, comparisons) disabled.
 func TestStaticPages(t *testing.T) {
 	live, static := newTestServer(t), newStaticServer(t)
 	meta := `<meta http-equiv="Content-Security-Policy" content="default-src &#39;none&#39;; script-src &#39;self&#39;;`
@@ -54,24 +56,28 @@ func TestStaticPages(t *testing.T) {
 		{"lesson page, ja", "/ja/status-bar/status-replace.counter-off.clock-off.alpha-10/2",
 			[]string{meta, "ほかの値（α キャッシュ単価 1–100）にはサーバー（ctxsim serve）が必要です"}, []string{`data-room-slot`}, nil, nil},
 		{"lesson without typed values", "/en/tiered-compaction/strategy-tiered.floor-on.summarizer-ok.budget-attempts.pairs-kept/3",
-			[]string{meta}, []string{`data-room-slot`}, nil, []string{`data-testid="server-only"`}},
+			[]string{meta, `data-testid="server-only"`, "holds the default mode and each mode one change away from it"}, []string{`data-room-slot`}, nil, []string{"other values"}},
+		{"a long lesson", "/en/real-compaction/compaction-recorded.threshold-85.window-200000/2",
+			[]string{meta, "holds this long lesson under its default mode only", `<span class="seg-opt is-disabled" aria-disabled="true" title="needs the server (ctxsim serve)" data-testid="mode-compaction-on"`,
+				`<span class="viewlink is-disabled" aria-disabled="true" title="needs the server (ctxsim serve)" data-testid="compare-toggle"`},
+			[]string{`href="/en/real-compaction/compaction-on.threshold-85.window-200000/`, `href="/en/real-compaction/compaction-recorded.threshold-85.window-200000/vs/`}, nil, nil},
+		{"a mode one change away", "/en/context-memory/" + cmOverflow + "/4",
+			[]string{`<span class="viewlink is-disabled" aria-disabled="true" title="needs the server (ctxsim serve)" data-testid="compare-toggle"`,
+				`<span class="seg-opt is-disabled" aria-disabled="true" title="needs the server (ctxsim serve)" data-testid="mode-memory-off"`},
+			[]string{`href="/en/context-memory/` + cmOverflow + `/vs/`}, []string{`href="/en/context-memory/` + cmPolicy + `/`, `href="/en/context-memory/` + cmOverflow + `/4/present"`}, nil},
 		{"presenter view", defaultState + "/4/present",
 			[]string{meta, `data-room-js=""`}, []string{`data-room-slot`, `<script src="/static/room.`}, nil, []string{"is-disabled"}},
 		{"speaker notes", defaultState + "/4/notes", []string{meta, `data-room-js=""`}, []string{`data-room-js="/static/room.`}, nil, []string{"data-room-slot"}},
 		{"handout", defaultState + "/handout", []string{meta}, nil, nil, []string{"data-room-slot"}},
-		{"comparison with the default", "/en/context-memory/" + cmLowThreshold + "/vs/" + cmPolicy + "/4",
-			[]string{meta, `data-testid="server-only"`, "compares each preset with the default mode",
-				// the right side: only the default is in the copy with this left side
+		{"comparison with the default", "/en/context-memory/" + cmPolicy + "/vs/" + cmLowThreshold + "/4",
+			[]string{meta, `data-testid="server-only"`, "compares the default mode with each mode one change away from it",
+				// the right side two changes away from the default: not in the copy
 				`<span class="seg-opt is-disabled" aria-disabled="true" title="needs the server (ctxsim serve)" data-testid="mode-b-compaction-off" data-control="mode-b-compaction-off">`},
-			[]string{`data-room-slot`, `href="/en/context-memory/` + cmLowThreshold + `/vs/compaction-off.`},
-			// the left side: any preset against the default is in the copy
-			[]string{`href="/en/context-memory/compaction-on.memory-off.threshold-50.rec-1/vs/` + cmPolicy + `/4"`}, nil},
+			[]string{`data-room-slot`, `href="/en/context-memory/` + cmPolicy + `/vs/compaction-off.memory-on.threshold-50.rec-1/`},
+			// the digits change the right side to a mode one change away
+			[]string{`data-key="2" data-testid="quick-2"`}, nil},
 		{"the default compared on a projector", "/en/context-memory/" + cmPolicy + "/vs/" + cmOverflow + "/3/present",
-			[]string{meta}, []string{`<script src="/static/room.`}, []string{`data-key="2" data-testid="quick-2"`}, []string{"is-disabled"}},
-		{"a preset compared on a projector", "/en/context-memory/" + cmRec3 + "/vs/" + cmPolicy + "/3/present",
-			// digits change the right side: only the default (1) is in the copy
-			[]string{`<span class="seg-opt quick is-disabled" aria-disabled="true" data-testid="quick-2"`},
-			[]string{`data-key="2" data-testid="quick-2"`}, []string{`data-key="1" data-testid="quick-1"`}, nil},
+			[]string{meta}, []string{`<script src="/static/room.`}, []string{`data-key="2" data-testid="quick-2"`}, nil},
 		// A static copy cannot take an upload, and says so where the index offers it.
 		{"index", "/en", []string{meta, `data-testid="upload-static"`, "it has no server to open your own session"},
 			[]string{`data-testid="upload-form"`, `action="/sessions?lang=en"`}, []string{"ctxsim import SESSION.jsonl"}, nil},
@@ -115,7 +121,8 @@ func TestStaticPages(t *testing.T) {
 // step of the default policy and of each preset one parameter away from it
 // (a lesson of over 100 steps: the default only) in the page, presenter and
 // notes views, each such policy's handout, and the comparisons of the
-// default with each of them (page and presenter view), nothing else; a
+// default with each of them that is a quick mode (page and presenter
+// view), nothing else; a
 // live server has no static site.
 func TestStaticSite(t *testing.T) {
 	if _, err := newTestServer(t).Site(); err == nil || !strings.Contains(err.Error(), "Config.Static") {
@@ -171,7 +178,10 @@ func TestStaticSite(t *testing.T) {
 				if !held || p == def {
 					continue
 				}
-				want++
+				want++ // its handout
+				if !slices.Contains(page.QuickPolicies(l.Lesson), p) {
+					continue // compared with the default only where the digit keys lead
+				}
 				n, _ := s.pages.Positions(l, page.State{Policy: def, Compare: &p})
 				for i := 1; i <= n; i++ {
 					for _, v := range []string{"", page.ViewPresent} {

@@ -56,13 +56,15 @@ func differences(l *sim.Lesson, p, q sim.Policy) int {
 }
 
 // CopyPairs are the comparisons a static copy of l holds: the default
-// (left) with each other policy of CopyPolicies, where the default's
-// Compare link and a comparison's digit keys lead.
+// (left) with each quick mode the copy holds, where the default's Compare
+// link and a comparison's digit keys lead.
 func (b *Builder) CopyPairs(l *scenarios.Lesson) [][2]sim.Policy {
 	ps := b.CopyPolicies(l)
-	out := make([][2]sim.Policy, 0, len(ps)-1)
-	for _, p := range ps[1:] {
-		out = append(out, [2]sim.Policy{ps[0], p})
+	var out [][2]sim.Policy
+	for _, q := range QuickPolicies(l.Lesson)[1:] {
+		if slices.Contains(ps, q) {
+			out = append(out, [2]sim.Policy{ps[0], q})
+		}
 	}
 	return out
 }
