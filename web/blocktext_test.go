@@ -1,7 +1,9 @@
 package web
 
 import (
+	"compress/gzip"
 	"encoding/json"
+	"io"
 	"net/http"
 	"regexp"
 	"strings"
@@ -59,6 +61,27 @@ func TestBlockText(t *testing.T) {
 	}
 	if ct, cc := rec.Header().Get("Content-Type"), rec.Header().Get("Cache-Control"); ct != "text/plain; charset=UTF-8" || cc != "public, max-age=31536000, immutable" {
 		t.Errorf("GET %s: Content-Type %q, Cache-Control %q", u, ct, cc)
+	}
+	// Compressed once, like a page (not again by the gzip middleware): the
+	// longest text of a long session's page.
+	pg63 := call(h, http.MethodGet, "/en/real-compaction/compaction-recorded.threshold-85.window-200000/63", nil).Body.String()
+	var long string
+	for _, m := range regexp.MustCompile(`data-text="([^"]+)"><a [^>]*>Read the text \(([0-9,]+) characters\)`).FindAllStringSubmatch(pg63, -1) {
+		if len(m[2]) >= 6 { // 10,000 characters and more
+			long = m[1]
+		}
+	}
+	if long == "" {
+		t.Fatal("real-compaction's step 63 links no text of 10,000 characters or more")
+	}
+	want63 := call(h, http.MethodGet, long, nil).Body.String()
+	zr := call(h, http.MethodGet, long, nil, "Accept-Encoding", "gzip")
+	if zr.Header().Get("Content-Encoding") != "gzip" || zr.Header().Get("Content-Type") != "text/plain; charset=UTF-8" {
+		t.Errorf("GET %s gzip: Content-Encoding %q, Content-Type %q", long, zr.Header().Get("Content-Encoding"), zr.Header().Get("Content-Type"))
+	} else if gz, err := gzip.NewReader(zr.Body); err != nil {
+		t.Errorf("GET %s gzip: %v", u, err)
+	} else if b, err := io.ReadAll(gz); err != nil || string(b) != want63 || len(b) < 10000 {
+		t.Errorf("GET %s gzip: %v, %d bytes; want the text", long, err, len(b))
 	}
 	etag := rec.Header().Get("ETag")
 	if rec := call(h, http.MethodGet, u, nil, "If-None-Match", etag); etag == "" || rec.Code != http.StatusNotModified {
