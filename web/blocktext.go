@@ -11,6 +11,7 @@ import (
 	"ctxsim/web/httperr"
 	"ctxsim/web/internal/lru"
 	"ctxsim/web/page"
+	"ctxsim/web/uploads"
 )
 
 // A block's text is served on its own (page.TextURL), content-addressed:
@@ -105,7 +106,7 @@ func (s *Server) blockText(c echo.Context) error {
 	if !ok {
 		return httperr.NoSuch("text " + httperr.Quote(c.Param("file")) + " of " + l.ID + " (open the page that shows it)")
 	}
-	if s.localUpload(l) == nil {
+	if !uploads.IsID(l.ID) { // an upload's answers are private (privateUploads)
 		c.Response().Header().Set(echo.HeaderCacheControl, "public, max-age=31536000, immutable")
 	}
 	return writeBody(c, b, varyCoding)
