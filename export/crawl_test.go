@@ -347,15 +347,29 @@ func TestExportShortURLs(t *testing.T) {
 		}
 		n++
 	}
-	// one line per lesson and language, per preset and language, the
-	// lesson without a language, and the API's lessons and frames
+	// one line per lesson and language, per policy the copy holds and
+	// language (the default and each preset one parameter away from it; a
+	// lesson of over 100 steps the default only), the lesson without a
+	// language, and the API's lessons and frames
 	cfg, err := loaded()
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := 1
 	for _, l := range cfg.Lessons {
-		want += 2 + 2*len(l.PresetPolicies()) + 1 + 1
+		held, long := 1, framesOf(t, e, l.ID) > 100
+		for _, p := range l.PresetPolicies() {
+			diff := 0
+			for _, pr := range l.Params() {
+				if p.Get(pr.Name) != l.DefaultPolicy().Get(pr.Name) {
+					diff++
+				}
+			}
+			if diff == 1 && !long {
+				held++
+			}
+		}
+		want += 2 + 2*held + 1 + 1
 	}
 	if n != want {
 		t.Errorf("_redirects has %d lines, want %d", n, want)

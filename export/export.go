@@ -71,6 +71,9 @@ func Write(ctx context.Context, srv *web.Server, opt Options) (Stats, error) {
 	w := &writer{dir: st.tmp, links: links{base: base}, h: srv.Handler()}
 	err = w.documents(ctx, site, opt.Workers)
 	if err == nil {
+		err = w.texts(srv)
+	}
+	if err == nil {
 		err = w.extras(srv, site)
 	}
 	if err == nil {
@@ -252,6 +255,19 @@ func (w *writer) copy(ctx context.Context, u, path, ctype string) error {
 		return err
 	}
 	return w.write(fileOf(path), body)
+}
+
+// texts writes the block texts the pages link to, one file per distinct
+// text (they are content-addressed): the server kept each one as it
+// rendered a page that shows it.
+func (w *writer) texts(srv *web.Server) error {
+	urls, text := srv.Texts()
+	for _, u := range urls {
+		if err := w.write(fileOf(u), []byte(text(u))); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // get answers u through the handler; anything but a 200 of the expected

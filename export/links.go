@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"ctxsim/web/page"
 )
 
 // links maps the server's paths to the copy's URLs and files. A page is a
@@ -14,8 +16,10 @@ import (
 type links struct{ base string }
 
 // isFile reports whether server path p is a file of the copy as it is
-// (a hashed asset, an API document) rather than a page.
-func isFile(p string) bool { return strings.HasPrefix(p, "/static/") || strings.HasPrefix(p, "/api/") }
+// (a hashed asset, an API document, a block's text) rather than a page.
+func isFile(p string) bool {
+	return strings.HasPrefix(p, "/static/") || strings.HasPrefix(p, "/api/") || strings.HasSuffix(p, page.TextSuffix)
+}
 
 // href is the URL of server path p in the copy, under the base path.
 func (k links) href(p string) string {
@@ -41,8 +45,9 @@ func fileOf(p string) string {
 
 // urlAttrs are the attributes of a rendered page that hold a URL of this
 // site: links, sources, form actions and the data attributes the scripts
-// read (data-step-url is a template, {step} standing for a step number).
-var urlAttrs = map[string]bool{"href": true, "src": true, "action": true, "data-state-url": true, "data-step-url": true}
+// read (data-step-url is a template, {step} standing for a step number;
+// data-text is a block text the sheet loads).
+var urlAttrs = map[string]bool{"href": true, "src": true, "action": true, "data-state-url": true, "data-step-url": true, "data-text": true}
 
 // rewrite points every site URL of a page (an attribute value starting
 // with one slash) at the copy. templ writes every attribute double-quoted

@@ -91,7 +91,7 @@ func pageTokens(page []byte, base string) ([]html.Token, error) {
 		}
 		tok := z.Token()
 		for k, a := range tok.Attr {
-			if !slices.Contains([]string{"href", "src", "action", "data-state-url", "data-step-url", "data-room-js"}, a.Key) || !strings.HasPrefix(a.Val, "/") {
+			if !slices.Contains([]string{"href", "src", "action", "data-state-url", "data-step-url", "data-room-js", "data-text"}, a.Key) || !strings.HasPrefix(a.Val, "/") {
 				continue
 			}
 			v, ok := strings.CutPrefix(a.Val, base)
@@ -265,10 +265,9 @@ func samplePages(t *testing.T, e *exported) []string {
 	out := []string{"/", "/en", "/ja"}
 	for _, l := range lessonsOf(t, e) {
 		def := l.DefaultPolicy()
-		presets := l.PresetPolicies()
-		other := presets[len(presets)-1]
+		quick := page.QuickPolicies(l.Lesson)
+		n := framesOf(t, e, l.ID)
 		for _, lang := range []string{"en", "ja"} {
-			n := framesOf(t, e, l.ID)
 			st := page.State{Lang: lang, Lesson: l.ID, Policy: def}
 			for _, step := range []int{1, (n + 1) / 2, n} {
 				st.Step = step
@@ -281,7 +280,12 @@ func samplePages(t *testing.T, e *exported) []string {
 				out = append(out, page.LessonURL(x))
 			}
 			out = append(out, "/"+lang+"/"+l.ID+"/"+def.String()+"/handout")
-			cmp := page.State{Lang: lang, Lesson: l.ID, Policy: other, Compare: &def, Step: 2}
+			if n > 100 || len(quick) < 2 {
+				continue // a long lesson: the default only
+			}
+			// a mode one change away, and the default compared with it
+			out = append(out, page.LessonURL(page.State{Lang: lang, Lesson: l.ID, Policy: quick[1], Step: 2}))
+			cmp := page.State{Lang: lang, Lesson: l.ID, Policy: def, Compare: &quick[1], Step: 2}
 			out = append(out, page.LessonURL(cmp))
 			cmp.View = page.ViewPresent
 			out = append(out, page.LessonURL(cmp))

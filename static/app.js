@@ -209,6 +209,31 @@
     sheet.opener = focusKey(opener) || "";
     var c = q(".sheet-close", s);
     if (c) c.focus({ preventScroll: true });
+    loadText(s);
+  }
+
+  // A sheet's text is not in the page: its pre links to it (data-text) and
+  // it is loaded when the sheet opens, once. The plain URL first (texts are
+  // content-addressed, so the browser keeps one copy for every page); a
+  // server that no longer holds it finds it again from the page's path
+  // (?at=). Where loading fails the link stays.
+  function loadText(s) {
+    var pre = q("pre[data-text]", s);
+    if (!pre || pre.hasAttribute("data-loaded")) return;
+    pre.setAttribute("data-loaded", "busy");
+    var u = pre.getAttribute("data-text");
+    var at = app() && app().getAttribute("data-state-url");
+    function get(url) { return fetch(url, { credentials: "same-origin" }); }
+    get(u).then(function (r) {
+      if (r.status === 404 && at && !isStatic()) return get(u + "?at=" + encodeURIComponent(at));
+      return r;
+    }).then(function (r) {
+      if (!r.ok) throw new Error("text " + r.status);
+      return r.text();
+    }).then(function (t) {
+      pre.textContent = t.charCodeAt(0) === 0xFEFF ? t.slice(1) : t;
+      pre.setAttribute("data-loaded", "true");
+    }).catch(function () { pre.removeAttribute("data-loaded"); });
   }
   function closeSheet(refocus) {
     var s = sheet.open;
@@ -449,7 +474,7 @@
     staticQuery();
     if (location.hash.indexOf("#sheet-") === 0) {
       var s = document.getElementById(location.hash.slice(1));
-      if (s) { var c = q(".sheet-close", s); if (c) c.focus({ preventScroll: true }); }
+      if (s) { var c = q(".sheet-close", s); if (c) c.focus({ preventScroll: true }); loadText(s); }
     }
   });
 })();

@@ -216,6 +216,8 @@ type BlockView struct {
 	Provenance   string
 	Covers       string // a summary's covered block ids, space-separated (it grows out of them)
 	Content      string
+	TextURL      string  // where the sheet loads Content from ("" when empty): the page does not carry it
+	TextLink     string  // the words of the link to it ("Read the text (1,234 characters)")
 	Excerpt      string  // "112 (o200k_base count of the text shown)"
 	O200k        string  // the o200k_base count of its text, for the table beside a provider's size ("" when not shown)
 	Description  string  // text alternative

@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
 	"os"
 	"regexp"
 	"slices"
@@ -437,6 +438,36 @@ func TestBrowserNoJavaScript(t *testing.T) {
 	if got := mustEval[string](b, `document.querySelector('[data-testid="mode-compaction-off"]')?.getAttribute("aria-current") ?? ""`); got != "true" {
 		t.Errorf("after switching: mode-compaction-off aria-current = %q, want \"true\"", got)
 	}
+
+	// A block's sheet links to its text, which opens as a plain document.
+	b.open(cmURL("en", cmPolicy, 4) + "#sheet-m-file")
+	b.click(`#sheet-m-file .sheet-text a`)
+	got, err = b.pollJS(`location.pathname`, func(s string) bool { return strings.HasSuffix(s, ".txt") })
+	if err != nil || !strings.HasPrefix(got, "/en/context-memory/text/") {
+		t.Fatalf("the sheet's text link: path %q (%v)", got, err)
+	}
+	res, err := http.Get(b.base + "/api/lessons/context-memory/frames")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	var api struct {
+		Frames []struct {
+			Blocks []struct{ ID, Content string }
+		}
+	}
+	if err := json.NewDecoder(res.Body).Decode(&api); err != nil {
+		t.Fatal(err)
+	}
+	want := ""
+	for _, bl := range api.Frames[3].Blocks {
+		if bl.ID == "m-file" {
+			want = strings.TrimRight(bl.Content, "\n")
+		}
+	}
+	if got := mustEval[string](b, `document.body.innerText`); want == "" || strings.TrimSpace(got) != strings.TrimSpace(want) {
+		t.Errorf("the text link shows %q; want the block's text %q", got, want)
+	}
 }
 
 func TestBrowserLanguage(t *testing.T) {
@@ -492,6 +523,18 @@ func TestBrowserSheet(t *testing.T) {
 	txt := b.text("#sheet-m-file")
 	if !strings.Contains(txt, "19,000") {
 		t.Errorf("sheet-m-file does not show 19,000: %q", txt)
+	}
+	// The page does not carry the block's text: the sheet loads it when it
+	// opens, and shows what the frames API says the block holds.
+	mustEval[string](b, `window.__want = null; fetch("/api/lessons/context-memory/frames").then(r => r.json()).then(f => {
+		window.__want = f.frames[3].blocks.find(x => x.id === "m-file").content.replace(/\n+$/, "");
+	}); "asked"`)
+	b.waitJS("sheet text loaded", `String(window.__want !== null && document.querySelector("#sheet-m-file .sheet-text").getAttribute("data-loaded"))`, "true")
+	if got := mustEval[bool](b, `window.__want.length > 20 && document.querySelector("#sheet-m-file .sheet-text").textContent === window.__want`); !got {
+		t.Errorf("the sheet shows %q; want the block's text from the frames API", b.text("#sheet-m-file .sheet-text"))
+	}
+	if mustEval[bool](b, `document.documentElement.outerHTML.includes(window.__want.slice(0, 60))`) == mustEval[bool](b, `document.querySelector("#sheet-m-file .sheet-text").textContent === ""`) {
+		t.Errorf("the block's text is in the page before its sheet loads it (or nowhere after)")
 	}
 	ex := b.text("#sheet-m-file [data-testid=excerpt-count]")
 	m := regexp.MustCompile(`^\d{1,3}(,\d{3})*$`).FindString(ex)

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -21,7 +22,12 @@ func TestHeadOnEveryGetRoute(t *testing.T) {
 	vs := defaultState + "/vs/compaction-off.memory-on.threshold-92.rec-1"
 	up := uploadedAt(t, s.Handler(), nil, fixture(t, "cc_compaction.jsonl")) // an uploaded session's first step
 	upID := stepOneRE.FindStringSubmatch(up)[2]
+	text := regexp.MustCompile(`data-text="([^"]+)"`).FindStringSubmatch(get(t, s, defaultState+"/8").Body.String())
+	if text == nil {
+		t.Fatalf("%s/8 links no block text", defaultState)
+	}
 	examples := map[string][]string{
+		"/:lang/:lesson/text/:file":          {text[1], "/en/context-memory/text/" + strings.Repeat("0", 32) + ".txt", text[1] + "?at=" + defaultState + "/8"},
 		"/:lang/:lesson/report":              {"/en/" + upID + "/report", "/en/context-memory/report"},
 		"/":                                  {"/"},
 		"/healthz":                           {"/healthz"},

@@ -33,6 +33,7 @@ func (s *Server) routes(e *echo.Echo) {
 	e.POST("/:lang/:lesson", s.forgetForm)                          // an uploaded session's "Forget this session now" form (_method=DELETE)
 	lget("/:lang/:lesson/report", s.sessionReportPage)              // an uploaded session: what was read and redacted, then step 1
 	lget("/:lang/:lesson/:policy", s.lessonStart)                   // redirect to step 1 of that policy
+	own("/:lang/:lesson/text/:file", s.blockText)                   // one block's text (page.TextURL), content-addressed; ?at= the page that shows it
 	lown("/:lang/:lesson/:policy/handout", s.handout)               // printable handout: key frames and narration
 	lown("/:lang/:lesson/:policy/:step", s.lessonState)             // one state of a lesson: the page
 	lown("/:lang/:lesson/:policy/:step/:view", s.lessonState)       // the same state: present | notes

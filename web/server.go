@@ -96,6 +96,7 @@ type Server struct {
 	rooms   *rooms.Service
 	log     *slog.Logger
 	caches  *caches         // rendered pages (pagecache.go)
+	texts   *texts          // the block texts pages link to (blocktext.go)
 	runs    *runs           // the lessons' runs: kept presets, cached replays (runs.go)
 	pages   *page.Builder   // builds every page from a lesson, a state and its runs
 	encoded map[string]bool // route paths whose handlers pick their own content coding
@@ -144,7 +145,8 @@ func New(cfg Config) (*Server, error) {
 		s.uploads = s.newUploads(cfg)
 		s.runs.upload = s.uploadRuns
 	}
-	s.pages = page.New(page.Config{Catalog: s.cat, Tokens: s.tok, Runs: s.runs, Assets: s.assets.urls, Log: s.log, Static: s.export})
+	s.texts = newTexts(s)
+	s.pages = page.New(page.Config{Catalog: s.cat, Tokens: s.tok, Runs: s.runs, Assets: s.assets.urls, Log: s.log, Static: s.export, Texts: s.texts})
 	lib := newLibrary()
 	for _, l := range cfg.Lessons {
 		if err := lib.claim(l.ID); err != nil {

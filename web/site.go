@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"net/http"
-	"net/url"
 
 	"ctxsim/scenarios"
 	"ctxsim/web/httperr"
@@ -12,14 +11,15 @@ import (
 )
 
 // A static copy of the lessons (ctxsim export) holds, in both languages,
-// every step of every preset policy of every lesson in every view (page,
-// presenter view, speaker notes), each policy's handout, the comparisons
-// of every preset with the lesson's default (and of the default with each
-// quick mode), the frames API of every preset, the assets and the index.
-// A Server built with Config.Static renders the pages of that copy: the
-// same pages, except that a link to a comparison the copy does not hold is
-// disabled, controls that need the server (rooms, ?step=N) are left out or
-// done by the page script, and notes say what needs the server.
+// what page.Builder.CopyPolicies and CopyPairs choose (within what common
+// hosts accept): every step of each chosen policy in every view (page,
+// presenter view, speaker notes) and its handout, the chosen comparisons
+// (page and presenter view), the texts of the blocks those pages show, the
+// frames API of each lesson's default policy, the assets and the index. A
+// Server built with Config.Static renders the pages of that copy: the same
+// pages, except that a link to a page the copy does not hold is disabled,
+// controls that need the server (rooms, ?step=N) are left out or done by
+// the page script, and notes say what needs the server.
 
 // Site lists every document of the static copy, each at the URL the
 // server answers it at.
@@ -70,17 +70,10 @@ func (s *Server) lessonSite(site *Site, l *scenarios.Lesson) error {
 	site.Redirects = append(site.Redirects,
 		Redirect{From: frames, To: frames + ".json", Status: http.StatusOK},
 		Redirect{From: "/" + l.ID, To: page.LessonURL(page.State{Lang: languages()[0], Lesson: l.ID, Policy: def, Step: 1}), Status: http.StatusFound})
-	for _, p := range l.PresetPolicies() {
-		q := url.Values{}
-		for _, nv := range p.Values() {
-			q.Set(nv[0], nv[1])
-		}
-		site.Docs = append(site.Docs, Doc{URL: frames + "?" + q.Encode(), Path: frames + "/" + p.String() + ".json"})
-	}
 	for _, lang := range languages() {
 		site.Redirects = append(site.Redirects, Redirect{From: "/" + lang + "/" + l.ID,
 			To: page.LessonURL(page.State{Lang: lang, Lesson: l.ID, Policy: def, Step: 1}), Status: http.StatusFound})
-		for _, p := range l.PresetPolicies() {
+		for _, p := range s.pages.CopyPolicies(l) {
 			if err := s.policySite(site, l, page.State{Lang: lang, Lesson: l.ID, Policy: p, Step: 1}); err != nil {
 				return err
 			}
@@ -89,17 +82,17 @@ func (s *Server) lessonSite(site *Site, l *scenarios.Lesson) error {
 	return nil
 }
 
-// policySite adds the pages of one preset policy in one language: every
-// state in every view, the handout, the comparisons with it on the left,
-// and its short URL. They come one after another, as they share windows
-// (frameMemo).
+// policySite adds the pages of one policy the copy holds, in one language:
+// every state in every view, the handout, the comparisons with it on the
+// left, and its short URL. They come one after another, as they share
+// windows (frameMemo).
 func (s *Server) policySite(site *Site, l *scenarios.Lesson, st page.State) error {
 	site.Redirects = append(site.Redirects, Redirect{From: "/" + st.Lang + "/" + l.ID + "/" + st.Policy.String(), To: page.LessonURL(st), Status: http.StatusFound})
 	if err := s.statesOf(site, l, st, page.ViewPresent, page.ViewNotes); err != nil {
 		return err
 	}
 	site.Pages = append(site.Pages, page.HandoutURL(st))
-	for _, pair := range page.CopyPairs(l.Lesson) {
+	for _, pair := range s.pages.CopyPairs(l) {
 		if pair[0] == st.Policy {
 			if err := s.statesOf(site, l, page.State{Lang: st.Lang, Lesson: l.ID, Policy: st.Policy, Compare: &pair[1]}, page.ViewPresent); err != nil {
 				return err

@@ -1,10 +1,12 @@
 package web
 
 import (
+	"slices"
 	"strings"
 	"sync"
 	"testing"
 
+	"ctxsim/sim"
 	"ctxsim/web/page"
 )
 
@@ -36,8 +38,9 @@ const (
 // TestStaticPages: the same URL on a live server and on one built for a
 // static copy differs only where a static copy must: the CSP in a meta tag
 // (without frame-ancestors, which browsers ignore there), no room slot or
-// room script, a note where typed values need the server, the step field
-// done by the script, and comparisons the copy does not hold disabled.
+// room script, a note where typed values or modes need the server, the
+// step field done by the script, and links to pages the copy does not hold
+// (other modes, comparisons) disabled.
 func TestStaticPages(t *testing.T) {
 	live, static := newTestServer(t), newStaticServer(t)
 	meta := `<meta http-equiv="Content-Security-Policy" content="default-src &#39;none&#39;; script-src &#39;self&#39;;`
@@ -53,24 +56,28 @@ func TestStaticPages(t *testing.T) {
 		{"lesson page, ja", "/ja/status-bar/status-replace.counter-off.clock-off.alpha-10/2",
 			[]string{meta, "ほかの値（α キャッシュ単価 1–100）にはサーバー（ctxsim serve）が必要です"}, []string{`data-room-slot`}, nil, nil},
 		{"lesson without typed values", "/en/tiered-compaction/strategy-tiered.floor-on.summarizer-ok.budget-attempts.pairs-kept/3",
-			[]string{meta}, []string{`data-room-slot`}, nil, []string{`data-testid="server-only"`}},
+			[]string{meta, `data-testid="server-only"`, "holds the default mode and each mode one change away from it"}, []string{`data-room-slot`}, nil, []string{"other values"}},
+		{"a long lesson", "/en/real-compaction/compaction-recorded.threshold-85.window-200000/2",
+			[]string{meta, "holds this long lesson under its default mode only", `<span class="seg-opt is-disabled" aria-disabled="true" title="needs the server (ctxsim serve)" data-testid="mode-compaction-on"`,
+				`<span class="viewlink is-disabled" aria-disabled="true" title="needs the server (ctxsim serve)" data-testid="compare-toggle"`},
+			[]string{`href="/en/real-compaction/compaction-on.threshold-85.window-200000/`, `href="/en/real-compaction/compaction-recorded.threshold-85.window-200000/vs/`}, nil, nil},
+		{"a mode one change away", "/en/context-memory/" + cmOverflow + "/4",
+			[]string{`<span class="viewlink is-disabled" aria-disabled="true" title="needs the server (ctxsim serve)" data-testid="compare-toggle"`,
+				`<span class="seg-opt is-disabled" aria-disabled="true" title="needs the server (ctxsim serve)" data-testid="mode-memory-off"`},
+			[]string{`href="/en/context-memory/` + cmOverflow + `/vs/`}, []string{`href="/en/context-memory/` + cmPolicy + `/`, `href="/en/context-memory/` + cmOverflow + `/4/present"`}, nil},
 		{"presenter view", defaultState + "/4/present",
 			[]string{meta, `data-room-js=""`}, []string{`data-room-slot`, `<script src="/static/room.`}, nil, []string{"is-disabled"}},
 		{"speaker notes", defaultState + "/4/notes", []string{meta, `data-room-js=""`}, []string{`data-room-js="/static/room.`}, nil, []string{"data-room-slot"}},
 		{"handout", defaultState + "/handout", []string{meta}, nil, nil, []string{"data-room-slot"}},
-		{"comparison with the default", "/en/context-memory/" + cmLowThreshold + "/vs/" + cmPolicy + "/4",
-			[]string{meta, `data-testid="server-only"`, "compares each preset with the default mode",
-				// the right side: only the default is in the copy with this left side
+		{"comparison with the default", "/en/context-memory/" + cmPolicy + "/vs/" + cmLowThreshold + "/4",
+			[]string{meta, `data-testid="server-only"`, "compares the default mode with each mode one change away from it",
+				// the right side two changes away from the default: not in the copy
 				`<span class="seg-opt is-disabled" aria-disabled="true" title="needs the server (ctxsim serve)" data-testid="mode-b-compaction-off" data-control="mode-b-compaction-off">`},
-			[]string{`data-room-slot`, `href="/en/context-memory/` + cmLowThreshold + `/vs/compaction-off.`},
-			// the left side: any preset against the default is in the copy
-			[]string{`href="/en/context-memory/compaction-on.memory-off.threshold-50.rec-1/vs/` + cmPolicy + `/4"`}, nil},
+			[]string{`data-room-slot`, `href="/en/context-memory/` + cmPolicy + `/vs/compaction-off.memory-on.threshold-50.rec-1/`},
+			// the digits change the right side to a mode one change away
+			[]string{`data-key="2" data-testid="quick-2"`}, nil},
 		{"the default compared on a projector", "/en/context-memory/" + cmPolicy + "/vs/" + cmOverflow + "/3/present",
-			[]string{meta}, []string{`<script src="/static/room.`}, []string{`data-key="2" data-testid="quick-2"`}, []string{"is-disabled"}},
-		{"a preset compared on a projector", "/en/context-memory/" + cmRec3 + "/vs/" + cmPolicy + "/3/present",
-			// digits change the right side: only the default (1) is in the copy
-			[]string{`<span class="seg-opt quick is-disabled" aria-disabled="true" data-testid="quick-2"`},
-			[]string{`data-key="2" data-testid="quick-2"`}, []string{`data-key="1" data-testid="quick-1"`}, nil},
+			[]string{meta}, []string{`<script src="/static/room.`}, []string{`data-key="2" data-testid="quick-2"`}, nil},
 		// A static copy cannot take an upload, and says so where the index offers it.
 		{"index", "/en", []string{meta, `data-testid="upload-static"`, "it has no server to open your own session"},
 			[]string{`data-testid="upload-form"`, `action="/sessions?lang=en"`}, []string{"ctxsim import SESSION.jsonl"}, nil},
@@ -111,9 +118,12 @@ func TestStaticPages(t *testing.T) {
 }
 
 // TestStaticSite: the site of a static copy has, in both languages, every
-// step of every preset policy in the page, presenter and notes views, each
-// policy's handout, and every comparison a page links to; a live server
-// has no static site.
+// step of the default policy and of each preset one parameter away from it
+// (a lesson of over 100 steps: the default only) in the page, presenter and
+// notes views, each such policy's handout, and the comparisons of the
+// default with each of them that is a quick mode (page and presenter
+// view), nothing else; a
+// live server has no static site.
 func TestStaticSite(t *testing.T) {
 	if _, err := newTestServer(t).Site(); err == nil || !strings.Contains(err.Error(), "Config.Static") {
 		t.Errorf("a live server's Site: %v; want an error naming Config.Static", err)
@@ -131,49 +141,62 @@ func TestStaticSite(t *testing.T) {
 		pages[p] = true
 	}
 	want := 3 // "/", "/en", "/ja"
+	long := 0
 	for _, l := range s.lib().list {
+		def := l.DefaultPolicy()
+		rd, _ := s.runs.Run(l, def)
+		oneAway := func(p sim.Policy) bool {
+			n := 0
+			for _, pr := range l.Params() {
+				if p.Get(pr.Name) != def.Get(pr.Name) {
+					n++
+				}
+			}
+			return n == 1 && len(rd.Frames) <= 100
+		}
+		if len(rd.Frames) > 100 {
+			long++
+		}
 		for _, lang := range languages() {
 			for _, p := range l.PresetPolicies() {
+				held := p == def || oneAway(p)
 				r, _ := s.runs.Run(l, p)
 				for i := 1; i <= len(r.Frames); i++ {
 					for _, v := range []string{"", page.ViewPresent, page.ViewNotes} {
 						u := page.LessonURL(page.State{Lang: lang, Lesson: l.ID, Policy: p, Step: i, View: v})
-						if !pages[u] {
+						if pages[u] != held {
+							t.Fatalf("%s in the site: %v, want %v", u, pages[u], held)
+						}
+						if held {
+							want++
+						}
+					}
+				}
+				if pages["/"+lang+"/"+l.ID+"/"+p.String()+"/handout"] != held {
+					t.Errorf("the handout of %s in the site: %v, want %v", p, !held, held)
+				}
+				if !held || p == def {
+					continue
+				}
+				want++ // its handout
+				if !slices.Contains(page.QuickPolicies(l.Lesson), p) {
+					continue // compared with the default only where the digit keys lead
+				}
+				n, _ := s.pages.Positions(l, page.State{Policy: def, Compare: &p})
+				for i := 1; i <= n; i++ {
+					for _, v := range []string{"", page.ViewPresent} {
+						if u := page.LessonURL(page.State{Lang: lang, Lesson: l.ID, Policy: def, Compare: &p, Step: i, View: v}); !pages[u] {
 							t.Fatalf("%s is not in the site", u)
 						}
 						want++
 					}
 				}
-				if !pages["/"+lang+"/"+l.ID+"/"+p.String()+"/handout"] {
-					t.Errorf("the handout of %s is not in the site", p)
-				}
-				want++
 			}
-			// the comparison each preset's Compare link leads to, and the
-			// default against each quick mode
-			def := l.DefaultPolicy()
-			quick := page.QuickPolicies(l.Lesson)
-			pairs := 0
-			for _, p := range l.PresetPolicies() {
-				pairs++
-				if u := page.LessonURL(page.State{Lang: lang, Lesson: l.ID, Policy: p, Compare: &def, Step: 1, View: page.ViewPresent}); !pages[u] {
-					t.Errorf("%s is not in the site", u)
-				}
-			}
-			for _, q := range quick[1:] {
-				pairs++
-				if u := page.LessonURL(page.State{Lang: lang, Lesson: l.ID, Policy: def, Compare: &q, Step: 1}); !pages[u] {
-					t.Errorf("%s is not in the site", u)
-				}
-			}
-			for _, pair := range page.CopyPairs(l.Lesson) {
-				n, _ := s.pages.Positions(l, page.State{Policy: pair[0], Compare: &pair[1]})
-				want += 2 * n
-			}
-			if len(page.CopyPairs(l.Lesson)) != pairs {
-				t.Errorf("%s: %d comparisons, want %d", l.ID, len(page.CopyPairs(l.Lesson)), pairs)
-			}
+			want++ // the default's handout
 		}
+	}
+	if long == 0 {
+		t.Errorf("no lesson of over 100 steps: the rule for long lessons is not tested")
 	}
 	if len(site.Pages) != want {
 		t.Errorf("the site has %d pages, want %d", len(site.Pages), want)

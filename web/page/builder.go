@@ -52,6 +52,8 @@ type Config struct {
 	// notes where a control needs the server, and links only to the
 	// comparisons a static copy holds (CopyPairs).
 	Static bool
+	// Texts keeps the block texts the pages link to; none when nil.
+	Texts TextKeeper
 }
 
 // Builder builds pages. It is safe for concurrent use; it keeps only what
@@ -64,6 +66,7 @@ type Builder struct {
 	assets views.Assets
 	log    *slog.Logger
 	static bool
+	texts  TextKeeper
 	// timelines keeps alignRuns of pairs of kept runs ([2]*sim.Replay →
 	// []pair).
 	timelines sync.Map
@@ -72,7 +75,7 @@ type Builder struct {
 
 // New returns a Builder over cfg.
 func New(cfg Config) *Builder {
-	b := &Builder{cat: cfg.Catalog, tok: cfg.Tokens, runs: cfg.Runs, assets: cfg.Assets, log: cfg.Log, static: cfg.Static}
+	b := &Builder{cat: cfg.Catalog, tok: cfg.Tokens, runs: cfg.Runs, assets: cfg.Assets, log: cfg.Log, static: cfg.Static, texts: cfg.Texts}
 	if b.log == nil {
 		b.log = slog.New(slog.DiscardHandler)
 	}

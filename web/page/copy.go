@@ -4,50 +4,91 @@ import (
 	"slices"
 	"strings"
 
+	"ctxsim/scenarios"
 	"ctxsim/sim"
 	"ctxsim/views"
 )
 
-// A static copy of the lessons (ctxsim export) holds every step of every
-// preset policy in every view, each policy's handout and the comparisons
-// of CopyPairs. A Builder with Config.Static builds the pages of that
-// copy: the same pages, except that a link to a comparison the copy does
-// not hold is disabled, controls that need the server (rooms, ?step=N) are
-// left out or done by the page script, and notes say what needs the
-// server.
+// A static copy of the lessons (ctxsim export) must stay within what
+// common hosts accept (20,000 files, 1 GB on the strictest), so it holds a
+// chosen part of the states, each in full: the pages of CopyPolicies, every
+// step in the normal view, the presenter view and the speaker notes; their
+// handouts; and the comparisons of CopyPairs, in the normal and presenter
+// views. A
+// Builder with Config.Static builds the pages of that copy: the same pages,
+// except that a link to a page the copy does not hold is disabled (and the
+// page says what needs the server), controls that need the server (rooms,
+// ?step=N) are left out or done by the page script.
 
-// CopyPairs are the comparisons a static copy holds: every preset with
-// the default on the right (where the Compare link of a preset leads), and
-// the default with each quick mode (where the default's Compare link and
-// its digit keys lead).
-func CopyPairs(l *sim.Lesson) [][2]sim.Policy {
+// copyLongRun is the length above which a lesson's default run is a long
+// session: a static copy holds it under its default policy only. A page of
+// real-compaction (143 steps) is 50–300 KB, and its 36 presets held in
+// every view would be ~20,000 files and ~2 GB.
+const copyLongRun = 100
+
+// CopyPolicies are the policies whose pages a static copy of l holds, the
+// default first: the default and each preset one parameter away from it
+// (where the default's mode buttons and the digit keys lead); a long
+// session (more than copyLongRun steps) under its default only.
+func (b *Builder) CopyPolicies(l *scenarios.Lesson) []sim.Policy {
 	def := l.DefaultPolicy()
-	var out [][2]sim.Policy
-	for _, p := range l.PresetPolicies() {
-		out = append(out, [2]sim.Policy{p, def})
+	out := []sim.Policy{def}
+	if fr, err := b.runs.Outline(l, def); err != nil || len(fr) > copyLongRun {
+		return out
 	}
-	for _, q := range QuickPolicies(l) {
-		if q != def {
-			out = append(out, [2]sim.Policy{def, q})
+	for _, p := range l.PresetPolicies() {
+		if p != def && differences(l.Lesson, p, def) == 1 {
+			out = append(out, p)
 		}
 	}
 	return out
 }
 
-// linkable reports whether a page this Builder builds may link to st: always,
-// except that a static copy holds only CopyPairs of comparisons.
-func (b *Builder) linkable(l *sim.Lesson, st State) bool {
-	if !b.static || st.Compare == nil {
-		return true
+// differences counts the parameters whose values differ in p and q.
+func differences(l *sim.Lesson, p, q sim.Policy) int {
+	n := 0
+	for _, pr := range l.Params() {
+		if p.Get(pr.Name) != q.Get(pr.Name) {
+			n++
+		}
 	}
-	def := l.DefaultPolicy()
-	return *st.Compare == def || (st.Policy == def && slices.Contains(QuickPolicies(l), *st.Compare))
+	return n
 }
 
-// serverOnlyValues says, on a page of a static copy, which values of the
-// lesson's parameters need the server: those the buttons do not offer (a
-// threshold typed into the URL). Empty when the buttons offer every value.
-func (b *Builder) serverOnlyValues(l *sim.Lesson, ui views.UI) string {
+// CopyPairs are the comparisons a static copy of l holds: the default
+// (left) with each quick mode the copy holds, where the default's Compare
+// link and a comparison's digit keys lead.
+func (b *Builder) CopyPairs(l *scenarios.Lesson) [][2]sim.Policy {
+	ps := b.CopyPolicies(l)
+	var out [][2]sim.Policy
+	for _, q := range QuickPolicies(l.Lesson)[1:] {
+		if slices.Contains(ps, q) {
+			out = append(out, [2]sim.Policy{ps[0], q})
+		}
+	}
+	return out
+}
+
+// linkable reports whether a page this Builder builds may link to st:
+// always on a live server; in a static copy when the copy holds it.
+func (b *Builder) linkable(l *scenarios.Lesson, st State) bool {
+	if !b.static {
+		return true
+	}
+	if st.Compare != nil {
+		return slices.Contains(b.CopyPairs(l), [2]sim.Policy{st.Policy, *st.Compare})
+	}
+	return slices.Contains(b.CopyPolicies(l), st.Policy)
+}
+
+// withCompare is st comparing its policy with p.
+func withCompare(st State, p sim.Policy) State { st.Compare = &p; return st }
+
+// serverOnly says, on a page of a static copy, what of the lesson's modes
+// needs the server: values the buttons do not offer (a threshold typed
+// into the URL), and the modes the copy does not hold. Empty on a live
+// server.
+func (b *Builder) serverOnly(l *scenarios.Lesson, ui views.UI) string {
 	if !b.static {
 		return ""
 	}
@@ -57,8 +98,14 @@ func (b *Builder) serverOnlyValues(l *sim.Lesson, ui views.UI) string {
 			ranges = append(ranges, ui.T("param."+pr.Name)+" "+itoa(pr.Min)+"–"+itoa(pr.Max))
 		}
 	}
-	if len(ranges) == 0 {
-		return ""
+	var out []string
+	if len(ranges) > 0 {
+		out = append(out, ui.F("ui.server-only.values", map[string]string{"params": strings.Join(ranges, ", ")}))
 	}
-	return ui.F("ui.server-only.values", map[string]string{"params": strings.Join(ranges, ", ")})
+	if held := len(b.CopyPolicies(l)); held == 1 && len(l.PresetPolicies()) > 1 {
+		out = append(out, ui.T("ui.server-only.long"))
+	} else if held < len(l.PresetPolicies()) {
+		out = append(out, ui.T("ui.server-only.modes"))
+	}
+	return strings.Join(out, " ")
 }

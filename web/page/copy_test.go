@@ -14,9 +14,10 @@ const (
 	cmRec3         = "compaction-on.memory-on.threshold-92.rec-3"
 )
 
-// TestStaticLinkable: a static copy links to a comparison only when it
-// holds it: a preset against the default, or the default against a quick
-// mode; a live server links to every one.
+// TestStaticLinkable: a static copy links to a state when it holds it:
+// the default and each preset one parameter away from it, and comparisons
+// of the default with each of those that is a quick mode (digit keys); a
+// live server links to every one.
 func TestStaticLinkable(t *testing.T) {
 	s := newFixture(t)
 	live, static := s.builder(false), s.builder(true)
@@ -32,25 +33,33 @@ func TestStaticLinkable(t *testing.T) {
 		a, b string
 		want bool
 	}{
-		{cmPolicy, cmPolicy, true},
-		{cmRec3, cmPolicy, true},
-		{cmOverflow, cmPolicy, true},
-		{cmPolicy, cmOverflow, true},     // a quick mode
-		{cmPolicy, cmLowThreshold, true}, // a quick mode
-		{cmPolicy, cmRec3, false},        // not a quick mode (a summary version is fine)
+		{cmPolicy, cmPolicy, false},
+		{cmRec3, cmPolicy, false},
+		{cmOverflow, cmPolicy, false},
+		{cmPolicy, cmOverflow, true},     // one parameter away
+		{cmPolicy, cmLowThreshold, true}, // one parameter away
+		{cmPolicy, cmRec3, false},        // one parameter away, but a fine one (a summary version): no digit key leads there
 		{cmOverflow, cmLowThreshold, false},
 		{cmRec3, cmOverflow, false},
 	} {
 		b := p(c.b)
 		st := State{Lang: "en", Lesson: l.ID, Policy: p(c.a), Compare: &b, Step: 1}
-		if got := static.linkable(l.Lesson, st); got != c.want {
+		if got := static.linkable(l, st); got != c.want {
 			t.Errorf("static linkable(%s vs %s) = %v, want %v", c.a, c.b, got, c.want)
 		}
-		if !live.linkable(l.Lesson, st) {
+		if !live.linkable(l, st) {
 			t.Errorf("live linkable(%s vs %s) = false", c.a, c.b)
 		}
 	}
-	if !static.linkable(l.Lesson, State{Lang: "en", Lesson: l.ID, Policy: p(cmRec3), Step: 1}) {
-		t.Errorf("a single state is not linkable in a static copy")
+	for _, c := range []struct {
+		pol  string
+		want bool
+	}{
+		{cmPolicy, true}, {cmRec3, true}, {cmOverflow, true},
+		{"compaction-off.memory-on.threshold-50.rec-1", false}, // two parameters away
+	} {
+		if got := static.linkable(l, State{Lang: "en", Lesson: l.ID, Policy: p(c.pol), Step: 1, View: ViewNotes}); got != c.want {
+			t.Errorf("static linkable(%s) = %v, want %v", c.pol, got, c.want)
+		}
 	}
 }

@@ -22,7 +22,7 @@ func (b *Builder) lessonPage(in input) (views.LessonPage, error) {
 	if p.Modes, err = b.modes(in); err != nil {
 		return p, err
 	}
-	p.ServerOnly = b.serverOnlyValues(in.lesson.Lesson, p.UI)
+	p.ServerOnly = b.serverOnly(in.lesson, p.UI)
 	p.Nav, err = b.navOf(in, in.state.Step-1)
 	return p, err
 }
@@ -65,6 +65,7 @@ func (b *Builder) statePage(in input) (views.LessonPage, error) {
 	if p.Window.Pending != nil {
 		p.Blocks = append(p.Blocks, *p.Window.Pending)
 	}
+	b.linkTexts(l, v.ui, p.Blocks)
 	for _, k := range l.About {
 		p.About = append(p.About, b.aboutOf(l, v, k))
 	}

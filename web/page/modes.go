@@ -28,9 +28,11 @@ func (b *Builder) modes(in input) ([]views.ModeGroup, error) {
 			if err != nil {
 				return nil, err
 			}
-			u, err := b.modeURL(in, cur, p, pr.Name, v)
-			if err != nil {
-				return nil, err
+			var u string // "": a static copy does not hold it
+			if p == st.Policy || b.linkable(l, withPolicy(st, p)) {
+				if u, err = b.modeURL(in, cur, p, pr.Name, v); err != nil {
+					return nil, err
+				}
 			}
 			mg.Options = append(mg.Options, views.ModeOption{
 				Value: v, Label: valueLabel(ui, pr, v), URL: u, Active: p == st.Policy,
@@ -63,6 +65,9 @@ func (b *Builder) modeURL(in input, cur sim.Frame, p sim.Policy, name, value str
 	to.Policy, to.Step = p, alignStep(in.run.Frames, cur, frames)
 	return LessonURL(to), nil
 }
+
+// withPolicy is st under policy p.
+func withPolicy(st State, p sim.Policy) State { st.Policy = p; return st }
 
 // valueLabel is the label of one value of a parameter: its catalog word
 // (value.<param>=<value>, then value.<value>), a percent for integer

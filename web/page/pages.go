@@ -75,16 +75,27 @@ func (b *Builder) navOf(in input, cur int) (views.Nav, error) {
 		if other == st.Policy && len(quick) > 1 {
 			other = quick[1]
 		}
-		rb, err := b.runs.Run(l, other)
-		if err != nil {
-			return n, err
+		if to := st; b.linkable(l, withCompare(to, other)) {
+			rb, err := b.runs.Run(l, other)
+			if err != nil {
+				return n, err
+			}
+			to.Compare, to.Step = &other, timelineAt(b.timeline(in.run, rb), cur)+1
+			n.CompareURL = LessonURL(to)
 		}
-		pos := timelineAt(b.timeline(in.run, rb), cur)
-		n.CompareURL = with(func(x *State) { x.Compare, x.Step = &other, pos+1 })
 	}
 	def := l.DefaultPolicy()
 	for i, q := range quick {
 		target := st
+		if st.Compare != nil {
+			target.Compare = &q
+		} else {
+			target.Policy = q
+		}
+		if !b.linkable(l, target) { // a static copy does not hold it: no need of its run
+			n.QuickModes = append(n.QuickModes, views.QuickMode{Key: i + 1, Label: policyWords(ui, l.Lesson, q, def, true)})
+			continue
+		}
 		rq, err := b.runs.Outline(l, q)
 		if err != nil {
 			return n, err
@@ -103,11 +114,7 @@ func (b *Builder) navOf(in input, cur int) (views.Nav, error) {
 			target.Step = alignStep(frames, frames[cur], rq)
 			active = q == st.Policy
 		}
-		qm := views.QuickMode{Key: i + 1, Label: policyWords(ui, l.Lesson, q, def, true), URL: LessonURL(target), Active: active}
-		if !b.linkable(l.Lesson, target) {
-			qm.URL = ""
-		}
-		n.QuickModes = append(n.QuickModes, qm)
+		n.QuickModes = append(n.QuickModes, views.QuickMode{Key: i + 1, Label: policyWords(ui, l.Lesson, q, def, true), URL: LessonURL(target), Active: active})
 	}
 	return n, nil
 }
@@ -285,7 +292,7 @@ func (b *Builder) compareModes(in input, tl []pair, right bool) []views.ModeGrou
 				}
 			}
 			o := views.ModeOption{Value: v, Label: valueLabel(ui, pr, v), URL: LessonURL(target), Active: p == cur}
-			if !b.linkable(l.Lesson, target) {
+			if !b.linkable(l, target) {
 				o.URL = ""
 			}
 			mg.Options = append(mg.Options, o)
