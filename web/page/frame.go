@@ -3,6 +3,7 @@ package page
 import (
 	"strings"
 
+	"ctxsim/draw"
 	"ctxsim/scenarios"
 	"ctxsim/sim"
 	"ctxsim/views"
@@ -33,6 +34,7 @@ func (b *Builder) lessonPage(in input) (views.LessonPage, error) {
 func (b *Builder) statePage(in input) (views.LessonPage, error) {
 	l, st := in.lesson, in.state
 	v := newFrameView(l, st.Policy, in.run, st.Step-1, b.cat.For(st.Lang))
+	v.style = styleOf(st)
 	alt := st
 	alt.Lang = otherLang(st.Lang)
 	p := views.LessonPage{
@@ -42,6 +44,7 @@ func (b *Builder) statePage(in input) (views.LessonPage, error) {
 		Window:  b.windowView(v),
 		Steps:   b.stepBar(in),
 		Source:  l.Source.In(st.Lang),
+		Pair:    b.drawsPair(l),
 	}
 	for _, pn := range b.panels(v) {
 		if len(pn.Rows) == 0 && pn.Body != "" {
@@ -84,6 +87,15 @@ func (b *Builder) aboutOf(l *scenarios.Lesson, v *frameView, key string) views.A
 // about renders one about section for the first frame of a state's run.
 func (b *Builder) about(l *scenarios.Lesson, st State, r *sim.Replay, key string) views.AboutSection {
 	return b.aboutOf(l, newFrameView(l, st.Policy, r, 0, b.cat.For(st.Lang)), key)
+}
+
+// styleOf is how a state's window is drawn: for a projector in the
+// presenter view, for a page everywhere else.
+func styleOf(st State) draw.Style {
+	if st.View == ViewPresent {
+		return draw.Projector
+	}
+	return draw.Page
 }
 
 // drawFrame draws a frame's window to scale.
