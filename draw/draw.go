@@ -4,6 +4,7 @@ import (
 	"math"
 	"slices"
 	"strings"
+	"unicode/utf8"
 )
 
 // Style is the geometry and the type of a drawing, in user units: how
@@ -24,7 +25,7 @@ type Style struct {
 // comparison at 1280×720 (the browser tests measure both).
 var (
 	Page      = Style{Name: "page", Width: 470, ColW: 224, Text: 14.8, Small: 14.2}
-	Projector = Style{Name: "projector", Width: 600, ColW: 286, Text: 16, Small: 15.4}
+	Projector = Style{Name: "projector", Width: 600, ColW: 286, Text: 16.4, Small: 15.8}
 )
 
 // Geometry a style derives, in user units.
@@ -298,7 +299,7 @@ func (d *Drawing) baseline(rs *RowShape) (float64, bool) {
 // crossed reports whether a line runs through the band [top, bottom].
 func (d *Drawing) crossed(top, bottom float64) bool {
 	for _, l := range d.Lines {
-		if l.Y > top-lineClear && l.Y < bottom+lineClear {
+		if l.Y > top-lineClear+1e-9 && l.Y < bottom+lineClear-1e-9 {
 			return true
 		}
 	}
@@ -395,8 +396,9 @@ type laneItem struct {
 	line     int     // index of the line, or -1
 	mark     int     // index of the mark, or -1
 	rows     []int   // the rows a callout names
-	focus    bool
-	lines    []string // a callout's text, one line or (a named row's) two
+	focus    bool    // the step is about its rows: grouped after others
+	named    bool    // the narration names its row: grouped only when nothing else is left
+	lines    []string // a callout's text, one line or (a named row's) more
 }
 
 // size is how many lines of the lane an item takes.
@@ -429,24 +431,24 @@ func (d *Drawing) placeLane(w Window) {
 		fixed = append(fixed, laneItem{want: l.Y, fixed: true, line: i, mark: -1})
 	}
 	for i, m := range w.Marks {
-		free = append(free, laneItem{want: d.at(m) + ln.step/2, line: -1, mark: i, focus: true})
+		free = append(free, laneItem{want: d.at(m) + ln.step/2, line: -1, mark: i, focus: true, named: true})
 	}
 	for i, rs := range d.Rows {
 		if rs.Inside == nil && rs.Y < d.Height+d.Reserve {
 			r := w.Rows[i]
-			free = append(free, laneItem{want: rs.Y + rs.H/2, line: -1, mark: -1, rows: []int{i}, focus: r.Focus || r.Full,
+			free = append(free, laneItem{want: rs.Y + rs.H/2, line: -1, mark: -1, rows: []int{i}, focus: r.Focus, named: r.Full,
 				lines: s.laneLines(r.Label, r.Full)})
 		}
 	}
 	ln.placeFixed(fixed)
 	segs := ln.segments(fixed)
-	free = ln.group(free, capacity(segs, ln.step), d.Rows)
+	free = ln.group(free, capacity(segs, ln.step), d.Rows, false)
 	ln.placeFree(free, segs)
 	// A label far from its row makes a long leader nobody can follow:
 	// group more until every label is near its rows.
 	for room := slots(free) - 1; room > 0 && farthest(free) > s.maxShift(); room-- {
 		n := len(free)
-		if free = ln.group(free, room, d.Rows); len(free) == n {
+		if free = ln.group(free, room, d.Rows, true); len(free) == n {
 			break
 		}
 		ln.placeFree(free, segs)
@@ -490,6 +492,7 @@ func (d *Drawing) addLaneLabel(w Window, it laneItem) {
 // cut, the size stays). A full row's name is never cut while dropping its
 // size can keep it whole.
 func (st Style) laneText(l Label, full bool) string {
+	f := laneFont(full)
 	major := slices.DeleteFunc(slices.Clone(l.Badges), func(b Badge) bool { return b.Minor })
 	head := ""
 	if l.Role != "" {
@@ -509,18 +512,27 @@ func (st Style) laneText(l Label, full bool) string {
 		for _, b := range t.badges {
 			parts = append(parts, b.Text)
 		}
-		if s := strings.Join(parts, " · "); TextWidth(s, Sans, st.Small) <= st.LaneW() {
+		if s := strings.Join(parts, " · "); TextWidth(s, f, st.Small) <= st.LaneW() {
 			return s
 		}
 	}
-	if full && TextWidth(l.Name, Sans, st.Small) <= st.LaneW() {
+	if full && TextWidth(l.Name, f, st.Small) <= st.LaneW() {
 		return l.Name
 	}
 	tail := ""
 	if l.Size != "" {
 		tail = " · " + l.Size
 	}
-	return Fit(l.Name, Sans, st.Small, st.LaneW()-TextWidth(tail, Sans, st.Small)) + tail
+	return Fit(l.Name, f, st.Small, st.LaneW()-TextWidth(tail, f, st.Small)) + tail
+}
+
+// laneFont is the font of a row's label in the lane: bold where the
+// narration names the row.
+func laneFont(full bool) Font {
+	if full {
+		return SansBold
+	}
+	return Sans
 }
 
 // laneLines is a row's label in the lane: one line (laneText), or for a
@@ -538,12 +550,10 @@ func (st Style) laneLines(l Label, full bool) []string {
 	var lines []string
 	for text != "" && len(lines) < maxLines {
 		cut := len(text)
-		for TextWidth(text[:cut], Sans, st.Small) > st.LaneW() {
-			i := strings.LastIndexAny(text[:cut-1], " /_-.")
-			if i < 0 {
+		for TextWidth(text[:cut], SansBold, st.Small) > st.LaneW() {
+			if cut = lastBreak(text, cut); cut <= 0 {
 				return []string{one}
 			}
-			cut = i + 1
 		}
 		lines, text = append(lines, text[:cut]), text[cut:]
 	}
@@ -551,6 +561,21 @@ func (st Style) laneLines(l Label, full bool) []string {
 		return []string{one}
 	}
 	return lines
+}
+
+// lastBreak is the last place before end where a line may break: after a
+// space or a path's separator, or between two full-width characters; 0
+// when there is none.
+func lastBreak(text string, end int) int {
+	for i := end - 1; i > 0; {
+		r, n := utf8.DecodeLastRuneInString(text[:i])
+		next, _ := utf8.DecodeRuneInString(text[i:])
+		if strings.ContainsRune(" /_-.", r) || wide(r) || wide(next) {
+			return i
+		}
+		i -= n
+	}
+	return 0
 }
 
 // maxLines is the most lines a named row's label takes in the lane.
@@ -605,9 +630,11 @@ func capacity(segs []segment, step float64) int {
 }
 
 // group merges neighbouring callouts until the lane holds them all: the
-// two smallest neighbours first, never a focus row while another merge is
-// possible, and rows that touch before rows that do not.
-func (ln lane) group(items []laneItem, room int, rows []RowShape) []laneItem {
+// two smallest neighbours first, a focus row only when no other merge is
+// possible, a named one only when nothing else is (never at all with
+// keepNamed: the lane only has to hold them), and rows that touch before
+// rows that do not.
+func (ln lane) group(items []laneItem, room int, rows []RowShape, keepNamed bool) []laneItem {
 	slices.SortStableFunc(items, func(a, b laneItem) int { return cmpFloat(a.want, b.want) })
 	for slots(items) > room && room > 0 {
 		best, bestCost := -1, math.Inf(1)
@@ -622,6 +649,9 @@ func (ln lane) group(items []laneItem, room int, rows []RowShape) []laneItem {
 			if a.focus || b.focus {
 				cost += 1e6
 			}
+			if a.named || b.named {
+				cost += 1e9
+			}
 			if a.rows[len(a.rows)-1]+1 != b.rows[0] {
 				cost += 1e3
 			}
@@ -629,13 +659,13 @@ func (ln lane) group(items []laneItem, room int, rows []RowShape) []laneItem {
 				best, bestCost = i, cost
 			}
 		}
-		if best < 0 {
+		if best < 0 || keepNamed && bestCost >= 1e9 {
 			break
 		}
 		a, b := items[best], items[best+1]
 		rs := append(slices.Clone(a.rows), b.rows...)
 		top, bottom := rows[rs[0]].Y, rows[rs[len(rs)-1]].Y+rows[rs[len(rs)-1]].H
-		merged := laneItem{want: (top + bottom) / 2, line: -1, mark: -1, rows: rs, focus: a.focus || b.focus}
+		merged := laneItem{want: (top + bottom) / 2, line: -1, mark: -1, rows: rs, focus: a.focus || b.focus, named: a.named || b.named}
 		items = slices.Replace(items, best, best+2, merged)
 	}
 	return items

@@ -1,10 +1,13 @@
 package views
 
 import (
+	"html"
 	"math"
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/a-h/templ"
 
 	"ctxsim/draw"
 )
@@ -252,4 +255,34 @@ func listItem(t string) bool {
 		i++
 	}
 	return i > 0 && i+1 < len(t) && (t[i] == '.' || t[i] == ')') && t[i+1] == ' '
+}
+
+// ChangesShown is how many lines of what changed a page shows at once; the
+// others wait behind a disclosure (a pass that rewrites twenty results).
+const ChangesShown = 4
+
+func shownChanges(c []string) []string {
+	if len(c) <= ChangesShown+1 {
+		return c
+	}
+	return c[:ChangesShown]
+}
+
+func moreChanges(c []string) []string {
+	if len(c) <= ChangesShown+1 {
+		return nil
+	}
+	return c[ChangesShown:]
+}
+
+// calloutLines is a callout's text: its first line, then a tspan for each
+// next one, with no space between them (templ would put one there), so
+// the text reads as the name it is.
+func calloutLines(c draw.Callout) templ.Component {
+	var b strings.Builder
+	b.WriteString(html.EscapeString(c.Text.Text))
+	for _, m := range c.More {
+		b.WriteString(`<tspan x="` + num(m.X) + `" y="` + num(m.Y) + `">` + html.EscapeString(m.Text) + `</tspan>`)
+	}
+	return templ.Raw(b.String())
 }

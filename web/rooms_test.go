@@ -418,10 +418,8 @@ func startRoomHTTP(t *testing.T, h http.Handler) *httptest.Server {
 // on base, at 1440×900, recording CSP violations in window.__csp.
 func roomTab(t *testing.T, base string) *chromeTab {
 	t.Helper()
-	// Background tabs throttle timers; every tab here is "visible".
-	bctx := startChromium(t, 1440, 900,
-		chromedp.Flag("disable-background-timer-throttling", true),
-		chromedp.Flag("disable-renderer-backgrounding", true))
+	// The shared Chromium keeps background tabs' timers running.
+	bctx := startChromium(t)
 	ctx, cancel := context.WithTimeout(bctx, 2*browserTestTimeout)
 	t.Cleanup(cancel)
 	b := &chromeTab{t: t, ctx: ctx, base: base}

@@ -80,9 +80,15 @@ func (b *Builder) drawWindow(v *frameView, w *views.Window, rows []row) {
 		return groupText(v, rows, rs)
 	}}
 	named := b.namedIn(v)
+	labels := map[string]int{}
+	for _, rv := range w.Rows {
+		labels[rv.Label]++
+	}
 	for i := range rows {
 		dr := b.drawRow(v, rows[i], w.Rows[i])
-		dr.Full = named(rows[i], w.Rows[i])
+		// A name several rows share (six edits of one file) names the
+		// ones the step is about.
+		dr.Full = named(rows[i], w.Rows[i]) && (labels[w.Rows[i].Label] == 1 || dr.Focus)
 		w.Rows[i].Named = dr.Full
 		in.Rows = append(in.Rows, dr)
 	}
@@ -111,7 +117,9 @@ func (b *Builder) drawWindow(v *frameView, w *views.Window, rows []row) {
 	}
 	w.Lines, w.Callouts, w.Marks, w.Clipped = d.Lines, d.Callouts, d.Marks, d.Clipped
 	for i := range w.Callouts {
-		w.Callouts[i].Text.Text = strings.TrimSpace(w.Callouts[i].Text.Text)
+		if len(w.Callouts[i].More) == 0 { // a line broken at a space keeps it
+			w.Callouts[i].Text.Text = strings.TrimSpace(w.Callouts[i].Text.Text)
+		}
 	}
 	if top := d.Scale * float64(v.run.Window); d.Stack > top {
 		w.Overflow = &views.Band{Top: top, Bottom: min(d.Stack, d.Height+d.Reserve)}
@@ -160,11 +168,16 @@ func (v *frameView) ghost() ([2]int, string) {
 }
 
 // namedIn returns whether a row is one the step's headline or "what
-// changed" names: by its label, a block's label or id, or the file its
-// call names. Such a row's name is drawn whole, never grouped.
+// changed" (the lines shown) names: by its label, a block's label or id,
+// or the file its call names. Such a row's name is drawn whole, never
+// grouped.
 func (b *Builder) namedIn(v *frameView) func(row, views.RowView) bool {
 	said := []string{b.headlineOf(v)}
-	said = append(said, v.changes()...)
+	changes := v.changes()
+	if len(changes) > views.ChangesShown+1 {
+		changes = changes[:views.ChangesShown] // the rest waits behind a disclosure
+	}
+	said = append(said, changes...)
 	return func(r row, rv views.RowView) bool {
 		names := append([]string{rv.Label}, fileOf(rv.Label))
 		for _, blk := range []*sim.Block{r.call, r.main} {
