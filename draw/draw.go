@@ -391,13 +391,13 @@ func (d *Drawing) excerpt(rs *RowShape, base float64, lines []string) []Span {
 
 // laneItem is one label of the lane: a line's, a mark's, or a callout's.
 type laneItem struct {
-	want, at float64 // desired and placed centre
-	fixed    bool    // a line's label stays at the line
-	line     int     // index of the line, or -1
-	mark     int     // index of the mark, or -1
-	rows     []int   // the rows a callout names
-	focus    bool    // the step is about its rows: grouped after others
-	named    bool    // the narration names its row: grouped only when nothing else is left
+	want, at float64  // desired and placed centre
+	fixed    bool     // a line's label stays at the line
+	line     int      // index of the line, or -1
+	mark     int      // index of the mark, or -1
+	rows     []int    // the rows a callout names
+	focus    bool     // the step is about its rows: grouped after others
+	named    bool     // the narration names its row: grouped only when nothing else is left
 	lines    []string // a callout's text, one line or (a named row's) more
 }
 

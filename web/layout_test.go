@@ -181,7 +181,7 @@ const layoutJS = `(() => {
 // layoutPage is one page the layout test measures.
 type layoutPage struct {
 	lesson, path, view string
-	step              int
+	step               int
 }
 
 // TestBrowserLayout: every lesson's decisive steps and its last, at each
