@@ -258,9 +258,15 @@ func shortLabel(label string) string {
 	return tool + " " + arg
 }
 
-// panels are the frame's panels and the run's, in words.
+// panels are the frame's panels and the run's, in words. A run's panel
+// weighs the whole run (what a status bar costs over all its calls): it
+// stands where the run's outcome is seen, at its decisive steps and its
+// last, not on a first step where nothing it weighs has happened yet.
 func (b *Builder) panels(v *frameView) []views.Panel {
-	all := append(append([]sim.Panel{}, v.f.Panels...), v.run.Panels...)
+	all := append([]sim.Panel{}, v.f.Panels...)
+	if v.f.Decisive || v.i == len(v.frames)-1 {
+		all = append(all, v.run.Panels...)
+	}
 	if v.f.Error != "" {
 		all = append([]sim.Panel{{ID: "refusal", Tone: "warn"}}, all...)
 	}

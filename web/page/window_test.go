@@ -66,3 +66,33 @@ func unnamed(w views.Window) []string {
 	}
 	return out
 }
+
+// TestRunPanelsWhereTheRunIsSeen: the status lesson's cost panel, which
+// weighs the whole run, is not on its first step (the status bar off,
+// nothing weighed yet) and is on its last.
+func TestRunPanelsWhereTheRunIsSeen(t *testing.T) {
+	s := newFixture(t)
+	l := s.byID["status-bar"]
+	p, err := l.ParsePolicy("status-off.counter-off.clock-off.alpha-10")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := s.run(l, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	has := func(i int) bool {
+		for _, pn := range s.b.panels(newFrameView(l, p, r, i, s.cat.For("en"))) {
+			if pn.ID == "cost-panel" {
+				return true
+			}
+		}
+		return false
+	}
+	if has(0) {
+		t.Errorf("step 1 (status bar off) shows the cost panel")
+	}
+	if !has(len(r.Frames) - 1) {
+		t.Errorf("the last step does not show the cost panel")
+	}
+}
