@@ -24,8 +24,8 @@ import (
 	"github.com/chromedp/chromedp"
 )
 
-// evalJS is the -eval flag.
-var evalJS string
+// evalJS and beforeJS are the -eval and -before flags.
+var evalJS, beforeJS string
 
 type shot struct {
 	name, path string
@@ -54,6 +54,7 @@ func main() {
 	base := flag.String("base", "http://127.0.0.1:8080", "server")
 	out := flag.String("out", "docs", "directory")
 	flag.StringVar(&evalJS, "eval", "", "a JavaScript expression to print for each page (its JSON), instead of a screenshot")
+	flag.StringVar(&beforeJS, "before", "", "a JavaScript expression (a promise is awaited) to run on each page before the screenshot")
 	flag.Parse()
 	if err := run(*base, *out, flag.Args()); err != nil {
 		fmt.Fprintln(os.Stderr, "shots:", err)
@@ -100,6 +101,11 @@ func take(bctx context.Context, base, out string, s shot) error {
 	}
 	if _, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`document.fonts.ready.then(() => true)`, chromedp.EvalAwaitPromise)); err != nil {
 		return err
+	}
+	if beforeJS != "" {
+		if _, err := chromedp.Run(ctx, chromedp.Evaluate[any](beforeJS, chromedp.EvalAwaitPromise)); err != nil {
+			return err
+		}
 	}
 	if evalJS != "" {
 		v, err := chromedp.Run(ctx, chromedp.Evaluate[any](evalJS, chromedp.EvalAwaitPromise))
