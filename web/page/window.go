@@ -88,7 +88,8 @@ func (b *Builder) drawWindow(v *frameView, w *views.Window, rows []row) {
 		dr := b.drawRow(v, rows[i], w.Rows[i])
 		// A name several rows share (six edits of one file) names the
 		// ones the step is about.
-		dr.Full = named(rows[i], w.Rows[i]) && (labels[w.Rows[i].Label] == 1 || dr.Focus)
+		dr.Full = named(rows[i], w.Rows[i]) && (labels[w.Rows[i].Label] == 1 || dr.Focus) ||
+			w.Rows[i].New // what the step brings is read whole too (a status bar's "(3/3)")
 		w.Rows[i].Named = dr.Full
 		in.Rows = append(in.Rows, dr)
 	}
