@@ -9,13 +9,23 @@ GO ?= go
 GOTOOLCHAIN ?= go1.27.3
 export GOTOOLCHAIN
 
-.PHONY: run test build generate check-generated vet bench screenshots vulncheck vulncheck-deps fuzz
+.PHONY: run test build deps generate check-generated vet bench screenshots vulncheck vulncheck-deps fuzz
 
-run:
-	$(GO) run . serve -addr $(ADDR)
+run: deps
+	@echo "ctxsim: compiling (the first build takes a minute or two on two cores; later ones seconds)"
+	@$(GO) build -o bin/ctxsim .
+	./bin/ctxsim serve -addr $(ADDR)
 
-build:
+build: deps
 	$(GO) build -o bin/ctxsim .
+
+# Says what the first run is waiting for: the toolchain and the modules
+# are downloaded once, then come from the caches.
+deps:
+	@echo "ctxsim: checking for Go $(GOTOOLCHAIN:go%=%) (the first time, the go command downloads it: about 76 MB)"
+	@$(GO) version
+	@echo "ctxsim: checking the Go modules ctxsim needs (the first time, about 40 are downloaded)"
+	@$(GO) mod download
 
 # Regenerate the committed *_templ.go files from views/*.templ.
 generate:
@@ -36,8 +46,8 @@ vet:
 
 # Browser tests need Chromium (Debian package `chromium`); they fail, not skip,
 # when it is missing. Set CTXSIM_CHROMIUM to use another binary.
-test: check-generated vet
-	$(GO) test -count=1 ./...
+test: deps check-generated vet
+	$(GO) test -count=1 -timeout 20m ./...
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./web
@@ -64,3 +74,4 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzRoomAPI$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 100x ./web
 	$(GO) test -run '^$$' -fuzz '^FuzzParseStateURL$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 100x ./web
 	$(GO) test -run '^$$' -fuzz '^FuzzLoad$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 100x ./scenarios
+	$(GO) test -run '^$$' -fuzz '^FuzzNarration$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 100x ./scenarios

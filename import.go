@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"flag"
@@ -30,6 +31,10 @@ func runImport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	noRedact := fs.Bool("no-redact", false, "keep API keys, bearer tokens, e-mail addresses and the home directory as recorded")
 	sumFlags := addSummarizerFlags(fs, "endpoint that writes summaries for ranges no recorded summary covers (…/v1/chat/completions or …/v1/messages)", false)
 	maxLine := fs.Int("max-line", 0, "longest line read, in bytes (default 64 MiB)")
+	title := fs.String("title", "", "the lesson's title (default: \"Imported session: \" and the session's title or id)")
+	titleJA := fs.String("title-ja", "", "the lesson's title in Japanese (default: -title)")
+	origin := fs.String("source", "", "where the session file comes from (its publisher, its licence), shown in the lesson's source line and its about section")
+	compressor := fs.Bool("compressor", true, "offer the tiered compressor as a policy (strategy); -compressor=false offers the session's compactions, thresholds and windows only (a third of the policies)")
 	all := fs.Bool("check-presets", false, "replay every preset policy at import, not only the session as it happened (slower on long sessions; -summarizer does it anyway)")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: ctxsim import [flags] FILE\n\nFILE is a Claude Code session (~/.claude/projects/<dir>/<session>.jsonl, with the subagents/ files beside it),\n"+
@@ -67,12 +72,21 @@ func runImport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return err
 	}
 	rep, err := importer.Write(ctx, s, importer.Options{Dir: *out, ID: *id, Window: *window, Redacted: !*noRedact,
-		Now: time.Now(), Tokens: tok, Summarizer: sum, AllPresets: *all, Log: stderr})
+		Now: time.Now(), Tokens: tok, Summarizer: sum, AllPresets: *all, Title: titleText(*title, *titleJA), Origin: *origin, NoCompressor: !*compressor, Log: stderr})
 	if err != nil {
 		return fmt.Errorf("import: %w", err)
 	}
 	report(stdout, s, rep, *out)
 	return nil
+}
+
+// titleText is a lesson title from -title and -title-ja (nil: the
+// importer's own).
+func titleText(en, ja string) map[string]string {
+	if en == "" {
+		return nil
+	}
+	return map[string]string{"en": en, "ja": cmp.Or(ja, en)}
 }
 
 // formatList names the formats import reads: "a, b or c".
@@ -92,7 +106,7 @@ const importHeap = 200 << 20
 func report(w io.Writer, s *transcript.Session, r *importer.Report, dir string) {
 	fmt.Fprintf(w, "ctxsim: imported %s (%s) as lesson %s in %s\n", s.File, s.Format, r.ID, r.Path)
 	fmt.Fprintf(w, "  %d records read; %d messages, %d tool calls, %d compactions → %d steps\n", s.Records, r.Messages, r.Calls, r.Compactions, r.Steps)
-	fmt.Fprintf(w, "  window %d tokens; the recorded replay peaks at %d (o200k_base); %d model calls with provider usage\n", r.Window, r.Peak, r.UsageCalls)
+	fmt.Fprintf(w, "  window %d tokens; the recorded replay peaks at %d; %d model calls with provider usage (the window is drawn with their counts)\n", r.Window, r.Peak, r.UsageCalls)
 	if r.Policies == r.Presets {
 		fmt.Fprintf(w, "  %d preset policies replayed; %d ranges compacted to mechanical excerpts; %d summaries written by the summarizer\n", r.Policies, r.Mechanical, r.Summarized)
 	} else {

@@ -20,7 +20,7 @@ func TestImportThenServe(t *testing.T) {
 	if err != nil {
 		t.Fatalf("import: %v", err)
 	}
-	for _, want := range []string{"as lesson session-cc-compaction", "10 records read", "8 messages, 2 tool calls, 1 compactions → 7 steps",
+	for _, want := range []string{"as lesson session-cc-compaction", "10 records read", "8 messages, 2 tool calls, 1 compactions → 6 steps",
 		"window 200000 tokens", "4 model calls with provider usage", "ctxsim serve -lessons " + dir} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("report lacks %q:\n%s", want, out.String())

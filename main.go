@@ -2,7 +2,7 @@
 // agent's context window fills, gets compacted and remembers.
 //
 //	ctxsim serve [-addr HOST:PORT] [-lessons DIR] [-rooms nats://HOST:PORT] [-trusted-proxy CIDR[,CIDR]]
-//	             [-max-streams N] [-max-client-streams N]
+//	             [-host NAME[,NAME]] [-max-streams N] [-max-client-streams N] [-max-client-rooms N]
 //	ctxsim export [-lessons DIR] [-base /PATH/] DIR
 //	ctxsim import [-o DIR] [-id ID] [-format F] [-window N] [-no-redact] [-summarizer URL -summarizer-model M] FILE
 //	ctxsim record -lesson ID -summarizer URL -summarizer-model M [-n 5] [-lessons DIR]
@@ -48,7 +48,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 
 const usage = `usage:
   ctxsim serve [-addr HOST:PORT] [-lessons DIR] [-rooms nats://HOST:PORT] [-trusted-proxy CIDR[,CIDR]]
-               [-max-streams N] [-max-client-streams N]
+               [-host NAME[,NAME]] [-max-streams N] [-max-client-streams N] [-max-client-rooms N]
   ctxsim export [-lessons DIR] [-base /PATH/] DIR
   ctxsim import [-o DIR] [-id ID] [-format claude-code|openai-chat] [-window N] [-no-redact]
                 [-summarizer URL -summarizer-model MODEL [-summarizer-key-env VAR]] FILE

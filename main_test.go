@@ -146,7 +146,9 @@ func TestRunUsage(t *testing.T) {
 func httpGet(t *testing.T, h http.Handler, path string) string {
 	t.Helper()
 	rec := httptest.NewRecorder()
-	h.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, path, nil))
+	req := httptest.NewRequest(http.MethodGet, path, nil)
+	req.Host = "localhost" // a name serve answers to without -host
+	h.ServeHTTP(rec, req)
 	return rec.Body.String()
 }
 
@@ -161,6 +163,7 @@ func TestRunRoomFlags(t *testing.T) {
 		{[]string{"-trusted-proxy", "10.0.0.0/33"}, "-trusted-proxy"},
 		{[]string{"-trusted-proxy", "proxy.example"}, "-trusted-proxy"},
 		{[]string{"-max-streams", "-1"}, "-max-streams"},
+		{[]string{"-upload-memory", "-1"}, "-upload-memory"},
 		{[]string{"-rooms", "nats://127.0.0.1:1"}, "connect to NATS"},
 	} {
 		err := run(context.Background(), append([]string{"serve", "-addr", "127.0.0.1:0"}, tt.args...), io.Discard, io.Discard)
@@ -170,8 +173,9 @@ func TestRunRoomFlags(t *testing.T) {
 	}
 }
 
-// serve -rooms keeps rooms in NATS: a room opened on one server is there
-// on a second one started later on the same NATS.
+// serve -rooms keeps rooms and uploaded sessions in NATS: a room opened
+// and a session uploaded on one server are there on a second one started
+// later on the same NATS.
 func TestRunRoomsOnNATS(t *testing.T) {
 	ns, err := natsembed.Start(t.TempDir())
 	if err != nil {
@@ -200,6 +204,17 @@ func TestRunRoomsOnNATS(t *testing.T) {
 	var room struct{ Code string }
 	json.NewDecoder(resp.Body).Decode(&room)
 	resp.Body.Close()
+	session, err := os.ReadFile("transcript/testdata/cc_compaction.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	noRedirect := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	resp, err = noRedirect.Post(a+"sessions", "application/x-ndjson", bytes.NewReader(session))
+	if err != nil || resp.StatusCode != http.StatusSeeOther {
+		t.Fatalf("POST /sessions = %v, %v; want 303", resp, err)
+	}
+	resp.Body.Close()
+	uploaded := resp.Header.Get("Location")
 	stopA()
 	if err := <-doneA; err != nil {
 		t.Fatalf("first server: %v", err)
@@ -209,6 +224,11 @@ func TestRunRoomsOnNATS(t *testing.T) {
 	resp, err = http.Get(b + "rooms/" + room.Code)
 	if err != nil || resp.StatusCode != http.StatusOK {
 		t.Fatalf("GET /rooms/%s on the second server = %v, %v; want 200", room.Code, resp, err)
+	}
+	resp.Body.Close()
+	resp, err = http.Get(strings.TrimSuffix(b, "/") + uploaded)
+	if err != nil || resp.StatusCode != http.StatusOK {
+		t.Fatalf("GET %s on the second server = %v, %v; want 200", uploaded, resp, err)
 	}
 	resp.Body.Close()
 }

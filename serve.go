@@ -17,8 +17,10 @@ import (
 	"ctxsim/sim"
 	"ctxsim/tokens"
 	"ctxsim/web"
+	"ctxsim/web/hosts"
 	"ctxsim/web/rooms"
 	"ctxsim/web/rooms/store"
+	"ctxsim/web/uploads"
 )
 
 // runServe is `ctxsim serve`: the lessons over HTTP until ctx is done.
@@ -27,10 +29,15 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs.SetOutput(stderr)
 	addr := fs.String("addr", ":8080", "listen address, HOST:PORT")
 	dir := lessonsFlag(fs)
-	roomsURL := fs.String("rooms", "", "keep rooms in NATS JetStream at nats://HOST:PORT, shared by every server on it (default: in memory, ending with the process)")
+	roomsURL := fs.String("rooms", "", "keep rooms and uploaded sessions in NATS JetStream at nats://HOST:PORT, shared by every server on it (default: in memory, ending with the process)")
 	proxies := fs.String("trusted-proxy", "", "CIDR[,CIDR]: proxies whose X-Forwarded-For names the client (default: none, the peer is the client)")
 	streams := fs.Int("max-streams", 0, "open room event streams per server (default 10000)")
 	clientStreams := fs.Int("max-client-streams", 0, "open room event streams per client address (default 500)")
+	uploadMemory := fs.Int("upload-memory", 0, "MiB of memory uploaded sessions may hold on this server (default 1024)")
+	clientRooms := fs.Int("max-client-rooms", 0, "live rooms one client address may have opened, those its streams keep open included (default 20)")
+	var hostNames []string
+	fs.Func("host", "NAME[,NAME]: a name this server answers to besides localhost and IP addresses, such as its public name (repeatable; others get 421)",
+		func(v string) error { hostNames = append(hostNames, v); return nil })
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -38,8 +45,11 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return fmt.Errorf("-trusted-proxy: %w", err)
 	}
-	if *streams < 0 || *clientStreams < 0 {
-		return errors.New("-max-streams, -max-client-streams: want a positive number")
+	if _, err := hosts.New(hosts.ParseNames(hostNames), nil); err != nil {
+		return fmt.Errorf("-host: %w", err)
+	}
+	if *streams < 0 || *clientStreams < 0 || *clientRooms < 0 || *uploadMemory < 0 {
+		return errors.New("-max-streams, -max-client-streams, -max-client-rooms, -upload-memory: want a positive number")
 	}
 	log := slog.New(slog.NewTextHandler(stderr, nil))
 	roomStore, closeRooms, err := openRooms(ctx, *roomsURL, log)
@@ -47,6 +57,11 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	defer closeRooms()
+	shared, closeUploads, err := openUploads(ctx, *roomsURL, log)
+	if err != nil {
+		return err
+	}
+	defer closeUploads()
 	// Loading makes much short-lived garbage: collect less often meanwhile,
 	// and give the memory back before serving.
 	gc := debug.SetGCPercent(400)
@@ -54,8 +69,9 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
-	cfg.Rooms, cfg.TrustedProxies = roomStore, trusted
-	cfg.RoomLimits = rooms.Limits{Streams: *streams, ClientStreams: *clientStreams}
+	cfg.Rooms, cfg.TrustedProxies, cfg.Hosts = roomStore, trusted, hosts.ParseNames(hostNames)
+	cfg.RoomLimits = rooms.Limits{Streams: *streams, ClientStreams: *clientStreams, ClientRooms: *clientRooms}
+	cfg.Uploads, cfg.UploadLimits = shared, uploads.Limits{Memory: int64(*uploadMemory) << 20}
 	srv, err := web.New(cfg)
 	if err != nil {
 		return err
@@ -122,6 +138,20 @@ func openRooms(ctx context.Context, u string, log *slog.Logger) (store.Store, fu
 		return nil, nil, err
 	}
 	return st, st.Shutdown, nil
+}
+
+// openUploads opens the NATS store uploaded sessions are shared in, on the
+// rooms' NATS at u, or returns nil (each server keeps its own) when u is
+// empty. openRooms checked u.
+func openUploads(ctx context.Context, u string, log *slog.Logger) (uploads.Remote, func(), error) {
+	if u == "" {
+		return nil, func() {}, nil
+	}
+	st, err := uploads.OpenNATS(ctx, uploads.NATSConfig{URL: u, Log: log})
+	if err != nil {
+		return nil, nil, err
+	}
+	return st, st.Close, nil
 }
 
 // newServer loads the built-in lessons and those of dir, if given; opts

@@ -25,10 +25,12 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"golang.org/x/sync/errgroup"
 
 	"ctxsim/scenarios"
+	"ctxsim/tmpdir"
 	"ctxsim/views"
 	"ctxsim/web"
 )
@@ -48,8 +50,12 @@ type Stats struct {
 }
 
 // Write renders every document of srv's Site into opt.Dir. srv must be
-// built with web.Config.Static.
+// built with web.Config.Static. The copy is written into a hidden
+// temporary directory and moved into place at the end: an export that
+// fails, is cancelled or is killed leaves no partial site, only (when
+// killed) the hidden directory, which the next export to opt.Dir removes.
 func Write(ctx context.Context, srv *web.Server, opt Options) (Stats, error) {
+	start := time.Now()
 	base, err := CheckBase(opt.Base)
 	if err != nil {
 		return Stats{}, err
@@ -58,14 +64,20 @@ func Write(ctx context.Context, srv *web.Server, opt Options) (Stats, error) {
 	if err != nil {
 		return Stats{}, err
 	}
-	if err := emptyDir(opt.Dir); err != nil {
+	st, err := stage(opt.Dir, start)
+	if err != nil {
 		return Stats{}, err
 	}
-	w := &writer{dir: opt.Dir, links: links{base: base}, h: srv.Handler()}
-	if err := w.documents(ctx, site, opt.Workers); err != nil {
-		return w.stats(), err
+	w := &writer{dir: st.tmp, links: links{base: base}, h: srv.Handler()}
+	err = w.documents(ctx, site, opt.Workers)
+	if err == nil {
+		err = w.extras(srv, site)
 	}
-	if err := w.extras(srv, site); err != nil {
+	if err == nil {
+		err = st.commit()
+	}
+	if err != nil {
+		st.abort()
 		return w.stats(), err
 	}
 	return w.stats(), nil
@@ -89,7 +101,9 @@ func CheckBase(b string) (string, error) {
 var baseRE = regexp.MustCompile(`^/(?:[A-Za-z0-9_~-][A-Za-z0-9._~-]*/)*$`)
 
 // CheckDir reports whether dir can receive an export: it does not exist
-// yet, or is an empty directory. An export never overwrites or deletes.
+// yet, or is an empty directory (but for the hidden directories
+// interrupted exports left in it). An export never overwrites or deletes
+// anything else.
 func CheckDir(dir string) error {
 	if dir == "" {
 		return errors.New("no output directory given")
@@ -100,22 +114,88 @@ func CheckDir(dir string) error {
 		return nil
 	case err != nil:
 		return fmt.Errorf("output directory: %w", err)
-	case len(entries) > 0:
-		return fmt.Errorf("output directory %s is not empty (an export does not overwrite files): give a new or empty one", dir)
+	}
+	for _, e := range entries {
+		if !e.IsDir() || !tmpdir.IsOurs(e.Name(), stagingPrefix) {
+			return fmt.Errorf("output directory %s is not empty (an export does not overwrite files): give a new or empty one", dir)
+		}
 	}
 	return nil
 }
 
-// emptyDir checks dir (CheckDir) and creates it.
-func emptyDir(dir string) error {
-	if err := CheckDir(dir); err != nil {
-		return err
-	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("output directory: %w", err)
-	}
-	return nil
+// stagingPrefix starts the names of the hidden directories an export
+// writes into: inside the target when it exists, beside it (after a dot
+// and the target's name) when it does not.
+const stagingPrefix = ".ctxsim-export-"
+
+// staging is where an export writes before its copy is moved into place.
+type staging struct {
+	target, tmp string
+	inside      bool // tmp is in target (which existed, empty), not beside it
 }
+
+// stage checks target (CheckDir), removes what interrupted exports to it
+// left (hidden directories older than start), and makes the directory to
+// write into: beside target when target does not exist yet, so that one
+// rename puts the whole copy in place; inside it when it exists (it may be
+// a mount point, which cannot be renamed onto), its entries then moved up
+// one by one, index.html last.
+func stage(target string, start time.Time) (*staging, error) {
+	if err := CheckDir(target); err != nil {
+		return nil, err
+	}
+	if t, err := filepath.EvalSymlinks(target); err == nil {
+		target = t // a link to an empty directory: write into the directory
+	}
+	target, err := filepath.Abs(target)
+	if err != nil {
+		return nil, fmt.Errorf("output directory: %w", err)
+	}
+	s := &staging{target: target}
+	parent, prefix := filepath.Dir(target), "."+filepath.Base(target)+stagingPrefix
+	if _, err := os.Stat(target); err == nil {
+		parent, prefix, s.inside = target, stagingPrefix, true
+	} else if err := os.MkdirAll(parent, 0o755); err != nil {
+		return nil, fmt.Errorf("output directory: %w", err)
+	}
+	if _, err := tmpdir.RemoveStale(parent, prefix, start); err != nil {
+		return nil, err
+	}
+	if s.tmp, err = tmpdir.Make(parent, prefix); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// commit moves the finished copy into place.
+func (s *staging) commit() error {
+	if !s.inside {
+		if err := os.Rename(s.tmp, s.target); err != nil {
+			return fmt.Errorf("move the copy into place: %w", err)
+		}
+		return nil
+	}
+	entries, err := os.ReadDir(s.tmp)
+	if err != nil {
+		return fmt.Errorf("move the copy into place: %w", err)
+	}
+	names := make([]string, 0, len(entries))
+	for _, e := range entries {
+		if e.Name() != "index.html" {
+			names = append(names, e.Name())
+		}
+	}
+	// index.html last: the copy looks complete only once it is.
+	for _, n := range append(names, "index.html") {
+		if err := os.Rename(filepath.Join(s.tmp, n), filepath.Join(s.target, n)); err != nil {
+			return fmt.Errorf("move the copy into place: %w", err)
+		}
+	}
+	return os.Remove(s.tmp)
+}
+
+// abort removes what was written.
+func (s *staging) abort() { os.RemoveAll(s.tmp) }
 
 // writer renders documents through the server's handler and writes them.
 type writer struct {

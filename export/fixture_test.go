@@ -30,7 +30,7 @@ var loaded = sync.OnceValues(func() (web.Config, error) {
 		return web.Config{}, err
 	}
 	lessons, err := scenarios.Load(scenarios.Builtin(), "scenarios", tok)
-	return web.Config{Lessons: lessons, Tokens: tok}, err
+	return web.Config{Lessons: lessons, Tokens: tok, Hosts: []string{"example.com"}}, err // example.com: httptest.NewRequest's host
 })
 
 // exported is a copy of the lessons, the static server that rendered it and

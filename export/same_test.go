@@ -136,6 +136,10 @@ func copyOnly(ts []html.Token, seen differences) error {
 		case t.Type == html.StartTagToken && t.Data == "p" && attr(*t, "class") == "server-only":
 			seen["server-only note"]++
 			dropElement(ts, i)
+		case t.Type == html.StartTagToken && attr(*t, "data-testid") == "upload":
+			// the index: a copy cannot take an upload, and says so (web's TestStaticPages)
+			seen["no upload"]++
+			dropElement(ts, i)
 		case t.Data == "form" && attr(*t, "data-step-url") != "":
 			if err := staticJump(t); err != nil {
 				return err
@@ -168,7 +172,8 @@ func staticJump(t *html.Token) error {
 }
 
 // liveOnly removes, from the live page's tokens, what only a server's page
-// has: the room script, the body's reference to it and the room slot.
+// has: the room script, the body's reference to it, the room slot and the
+// upload form.
 func liveOnly(ts []html.Token, seen differences) error {
 	for i := range ts {
 		t := &ts[i]
@@ -183,6 +188,9 @@ func liveOnly(ts []html.Token, seen differences) error {
 			setAttr(t, "data-room-js", "")
 		case t.Data == "div" && t.Type == html.StartTagToken && hasAttr(*t, "data-room-slot"):
 			seen["room slot"]++
+			dropElement(ts, i)
+		case t.Type == html.StartTagToken && attr(*t, "data-testid") == "upload":
+			seen["upload form"]++
 			dropElement(ts, i)
 		}
 	}

@@ -20,6 +20,7 @@ import (
 	"ctxsim/scenarios/lessonfile"
 	"ctxsim/sim"
 	"ctxsim/summarizer"
+	"ctxsim/tmpdir"
 	"ctxsim/transcript"
 )
 
@@ -43,7 +44,18 @@ type Options struct {
 	// MaxSteps is about the most steps the trace gets (0: 300): a longer
 	// session has several model responses to a step.
 	MaxSteps int
-	Log      io.Writer // progress lines (nil: none)
+	// NoCompressor leaves the tiered compressor out: the lesson offers the
+	// session's compactions, thresholds and windows only (a third of the
+	// preset policies).
+	NoCompressor bool
+	// Title is the lesson's title by language (nil: "Imported session:"
+	// and the session's title or id).
+	Title sim.Text
+	// Origin says where the session file comes from (its publisher, its
+	// licence), shown in the lesson's source line and its about section;
+	// "" for a session of your own.
+	Origin string
+	Log    io.Writer // progress lines (nil: none)
 }
 
 // Report says what an import wrote and measured.
@@ -71,7 +83,7 @@ var idPattern = regexp.MustCompile(`^[a-z0-9][a-z0-9-]{0,63}$`)
 
 // maxRounds bounds the summarizer loop: each round's summaries change the
 // sizes later compactions see, so new ranges can appear.
-const maxRounds = 6
+const maxRounds = 12 // the synthetic session of TestSummarizer (30 turns, a 24k window, 54 presets) needs 12 at the provider's sizes
 
 // Imported is an imported lesson built in memory: the files of its
 // directory, the lesson they load to and what the import measured.
@@ -108,7 +120,7 @@ func Build(ctx context.Context, s *transcript.Session, opt Options) (*Imported, 
 	if err != nil {
 		return nil, fmt.Errorf("the importer's texts: %w", err)
 	}
-	im := &imp{s: s, opt: opt, id: id, rep: &Report{ID: id, Path: filepath.Join(opt.Dir, id)}, w: &words{t: t, file: s.File}}
+	im := &imp{s: s, opt: opt, id: id, rep: &Report{ID: id, Path: filepath.Join(opt.Dir, id)}, w: &words{t: t, file: s.File, model: s.Model}}
 	if err := im.run(ctx); err != nil {
 		return nil, err
 	}
@@ -133,6 +145,7 @@ func lessonIDOf(s *transcript.Session, opt Options) (string, error) {
 // directory moved into place. An existing lesson directory is never
 // touched.
 func Write(ctx context.Context, s *transcript.Session, opt Options) (*Report, error) {
+	start := time.Now()
 	id, err := lessonIDOf(s, opt)
 	if err != nil {
 		return nil, err
@@ -151,18 +164,27 @@ func Write(ctx context.Context, s *transcript.Session, opt Options) (*Report, er
 	if err != nil {
 		return nil, err
 	}
-	if err := writeDir(opt.Dir, id, l.Files); err != nil {
+	if err := writeDir(opt.Dir, id, l.Files, start); err != nil {
 		return nil, err
 	}
 	return l.Report, nil
 }
 
-// writeDir writes files as the lesson directory id of dir: into a
-// temporary directory of dir, renamed into place.
-func writeDir(dir, id string, files map[string][]byte) error {
-	tmp, err := os.MkdirTemp(dir, ".import-"+id+"-")
+// stagingPrefix starts the names of the hidden directories an import
+// writes into.
+const stagingPrefix = ".import-"
+
+// writeDir writes files as the lesson directory id of dir: into a hidden
+// temporary directory of dir, renamed into place. The hidden directories
+// of imports into dir that were interrupted before start (a crash, a kill)
+// are removed first.
+func writeDir(dir, id string, files map[string][]byte, start time.Time) error {
+	if _, err := tmpdir.RemoveStale(dir, stagingPrefix, start); err != nil {
+		return err
+	}
+	tmp, err := tmpdir.Make(dir, stagingPrefix+id+"-")
 	if err != nil {
-		return fmt.Errorf("create a temporary directory in %s: %w", dir, err)
+		return err
 	}
 	defer os.RemoveAll(tmp)
 	if err := os.Mkdir(filepath.Join(tmp, id), 0o755); err != nil {
@@ -232,11 +254,15 @@ func (im *imp) run(ctx context.Context) error {
 	return nil
 }
 
-// familyWindow is the window of the session's model family, at least what
-// the provider recorded as one request's input.
+// familyWindow is the window of the session's model family (200k for
+// Claude; what a Codex file records as model_context_window), at least
+// what the provider recorded as one request's input.
 func familyWindow(s *transcript.Session) int {
 	w := windows[1]
-	if s.Format == transcript.OpenAIChat && !strings.Contains(s.Model, "4.1") {
+	switch {
+	case s.Window > 0:
+		w = s.Window
+	case s.Format == transcript.OpenAIChat && !strings.Contains(s.Model, "4.1"):
 		w = windows[0]
 	}
 	peak := 0
@@ -326,7 +352,7 @@ func (im *imp) render() (map[string][]byte, error) {
 		}
 		out[summariesFile] = data
 	}
-	info := aboutInfo{window: im.window, imported: im.opt.Now, calls: im.t.calls, redacted: im.opt.Redacted, generated: len(im.generated)}
+	info := aboutInfo{window: im.window, imported: im.opt.Now, calls: im.t.calls, redacted: im.opt.Redacted, generated: len(im.generated), origin: im.opt.Origin}
 	for _, lang := range scenarios.Languages {
 		text, err := narration(im.w.t, lang, im.s, im.t, info)
 		if err != nil {
@@ -348,33 +374,39 @@ func (im *imp) lessonFile() (*lessonfile.Lesson, error) {
 		return nil, err
 	}
 	lf := &lessonfile.Lesson{
-		ID: im.id, Order: 100, Title: w.text("title", titleOf(s)),
-		Source: w.text("source", struct{ File, Format, Day string }{s.File, string(s.Format), im.opt.Now.UTC().Format("2006-01-02")}),
+		ID: im.id, Order: 100, Title: im.opt.Title,
+		Source: w.text("source", struct{ File, Format, Day, Origin string }{s.File, string(s.Format), im.opt.Now.UTC().Format("2006-01-02"), im.opt.Origin}),
 		Window: im.window, Sizes: "counted", Draw: scenarios.DrawBlocks,
 		Recorded: &lessonfile.Recording{File: s.File, Format: string(s.Format), Model: s.Model, Started: stamp(s.Started), Ended: stamp(s.Ended),
 			Imported: im.opt.Now.UTC().Format(time.RFC3339), Redacted: redacted(im.opt.Redacted, s.Redactions)},
 		System: im.system(),
 		Trace:  im.t.steps,
 	}
+	if lf.Title == nil {
+		lf.Title = w.text("title", titleOf(s))
+	}
 	if im.t.calls > 0 {
 		lf.Draw = scenarios.DrawPairs
 	}
 	compaction := scenarios.CompactionConfig{Threshold: 92, Presets: []int{92, 75, 50}, Tail: 2, Recorded: len(im.t.cards) > 0, Loss: true}
+	if own := ownThreshold(s, im.window); own > 0 {
+		// The session's own threshold is offered first, named for it.
+		compaction.Threshold, compaction.Own = own, own
+		compaction.Presets = append([]int{own}, slices.DeleteFunc(compaction.Presets, func(p int) bool { return p == own })...)
+	}
 	if len(im.t.cards)+len(im.generated) > 0 {
 		compaction.Cards = summariesFile
 	}
 	// The narration precedence: compaction, the optional compressor,
 	// provider usage, the window size.
-	lf.Mechanisms = lessonfile.Mechanisms{{Name: "compaction", Config: compaction}, {Name: "tiered", Config: tiered}}
-	im.rep.UsageCalls = 0 // counted again at every build
-	for _, m := range s.Messages {
-		if m.Usage != nil {
-			im.rep.UsageCalls++
-		}
+	lf.Mechanisms = lessonfile.Mechanisms{{Name: "compaction", Config: compaction}}
+	if !im.opt.NoCompressor {
+		lf.Mechanisms = append(lf.Mechanisms, lessonfile.Mechanism{Name: "tiered", Config: tiered})
 	}
-	if im.rep.UsageCalls > 0 {
-		lf.Mechanisms = append(lf.Mechanisms, lessonfile.Mechanism{Name: "usage", Config: sim.ProviderUsage{}})
-	}
+	// Usage sizes the blocks by the provider's counts where the file
+	// records them, and says the sizes are estimates where it does not.
+	im.rep.UsageCalls = len(s.Requests())
+	lf.Mechanisms = append(lf.Mechanisms, lessonfile.Mechanism{Name: "usage", Config: sim.ProviderUsage{Asides: im.asides()}})
 	lf.Mechanisms = append(lf.Mechanisms, lessonfile.Mechanism{Name: "limit", Config: sim.Limit{Sizes: []int{im.window, im.window / 2, im.window / 4}}})
 	im.rep.Steps, im.rep.Messages, im.rep.Calls, im.rep.Compactions = len(im.t.steps), len(s.Messages), im.t.calls, len(s.Compactions)
 	return lf, nil
@@ -402,13 +434,33 @@ func redacted(on bool, counts map[string]int) string {
 	return "on: " + strings.Join(parts, ", ")
 }
 
-// system is the system message: the session's own, or, when the file does
-// not hold it (Claude Code), a stand-in written by ctxsim that says so.
+// system is the system message: the session's own; when the file does
+// not hold it (Claude Code), the block of what the file does not hold,
+// sized by the provider's counts; without those, a stand-in written by
+// ctxsim that says so.
 func (im *imp) system() lessonfile.Message {
-	if strings.TrimSpace(im.s.System) != "" {
+	switch {
+	case strings.TrimSpace(im.s.System) != "":
 		return lessonfile.Message{Label: im.w.text("system-recorded", nil), Content: im.s.System}
+	case len(im.s.Requests()) > 0:
+		return lessonfile.Message{Kind: string(sim.KindUnseen), Label: im.w.text("unseen", nil)}
 	}
 	return lessonfile.Message{Label: im.w.text("system-stand-in", nil), Content: standIn, Origin: sim.OriginAuthored}
+}
+
+// ownThreshold is the session's own compaction threshold in percent of
+// window: its first recorded compaction's size before (preTokens) over
+// the window; 0 when the file does not say or it is not within the window.
+func ownThreshold(s *transcript.Session, window int) int {
+	for _, c := range s.Compactions {
+		if c.PreTokens > 0 && window > 0 {
+			if pct := (c.PreTokens*100 + window/2) / window; pct >= 1 && pct <= 100 {
+				return pct
+			}
+			return 0
+		}
+	}
+	return 0
 }
 
 // standIn is the system message of a session whose file does not hold it.

@@ -94,11 +94,11 @@ func TestWriteFixtures(t *testing.T) {
 		window                                int
 		draw                                  string
 	}{
-		{"cc_plain.jsonl", "session-cc-plain", 6, 3, 0, 4, 200000, "pairs"},
-		{"cc_compaction.jsonl", "session-cc-compaction", 7, 2, 1, 4, 200000, "pairs"},
+		{"cc_plain.jsonl", "session-cc-plain", 5, 3, 0, 4, 200000, "pairs"},
+		{"cc_compaction.jsonl", "session-cc-compaction", 6, 2, 1, 4, 200000, "pairs"},
 		{"cc_thinking.jsonl", "session-cc-thinking", 2, 0, 0, 1, 200000, "blocks"},
 		{"oa_tools.json", "session-oa-tools", 3, 2, 0, 2, 128000, "pairs"},
-		{"oa_array.json", "session-oa-array", 5, 1, 0, 0, 128000, "pairs"},
+		{"oa_array.json", "session-oa-array", 4, 1, 0, 0, 128000, "pairs"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.file, func(t *testing.T) {
@@ -158,7 +158,9 @@ func TestRecordedCompaction(t *testing.T) {
 			}
 		}
 	}
-	want := "step step step selected summary replaced step step step"
+	// Each step is shown as its model call's request; the last frame shows
+	// the answer to the last one.
+	want := "step step selected summary replaced step step step"
 	if strings.Join(kinds, " ") != want {
 		t.Errorf("frames %v; want %s", kinds, want)
 	}
@@ -180,8 +182,9 @@ func TestRecordedCompaction(t *testing.T) {
 	}
 }
 
-// TestProviderUsage: each model call with recorded usage carries it, and
-// the usage panel sets the provider's input beside the replay's count.
+// TestProviderUsage: each model call with recorded usage carries it: the
+// frame of its request has the provider's count, which is the window's
+// total as the session happened, and the usage panel says both.
 func TestProviderUsage(t *testing.T) {
 	dir := t.TempDir()
 	if _, err := Write(context.Background(), read(t, "cc_plain.jsonl"), Options{Dir: dir, Redacted: true, Now: now, Tokens: counter(t)}); err != nil {
@@ -199,8 +202,9 @@ func TestProviderUsage(t *testing.T) {
 				continue
 			}
 			seen++
-			if len(p.Rows) != 3 || p.Rows[0].Key != "provider" || p.Rows[1].Key != "replay" || p.Rows[2].Key != "difference" {
-				t.Errorf("frame %d: usage rows %+v; want provider, replay, difference", f.Step, p.Rows)
+			if len(p.Rows) != 2 || p.Rows[0].Key != "provider" || p.Rows[1].Key != "window" || f.Provider == nil ||
+				p.Rows[0].Values[0].Value != f.Total || f.Provider.Tokens != f.Total {
+				t.Errorf("frame %d (total %d): usage rows %+v, provider %+v; want provider and window, both the frame's total", f.Step, f.Total, p.Rows, f.Provider)
 			}
 		}
 	}
@@ -234,6 +238,52 @@ func TestWriteNeverOverwrites(t *testing.T) {
 	opt.ID = "second-copy"
 	if _, err := Write(context.Background(), s, opt); err != nil {
 		t.Errorf("import under another id: %v", err)
+	}
+}
+
+// Braces in what the session names itself (its title, its file name)
+// are text in the narration, never a placeholder: the lesson loads and
+// shows them.
+func TestBracesInTitle(t *testing.T) {
+	dir := t.TempDir()
+	s := read(t, "cc_plain.jsonl")
+	s.Title, s.File = "Fix {config loader and {x}", "a{b}.jsonl"
+	if _, err := Write(context.Background(), s, Options{Dir: dir, ID: "braces", Redacted: true, Now: now, Tokens: counter(t)}); err != nil {
+		t.Fatal(err)
+	}
+	l := load(t, dir, "braces")
+	sec, _ := l.Section("en", "about:intro")
+	if !strings.Contains(sec.Headline, `Fix \{config loader and \{x}`) {
+		t.Errorf("about:intro headline %q; want the title with its braces as text", sec.Headline)
+	}
+}
+
+// An import that crashed or was killed left its hidden directory with the
+// generated lesson; the next import into the same directory removes it,
+// and leaves one a run that started after it holds.
+func TestWriteRemovesCrashedImport(t *testing.T) {
+	dir := t.TempDir()
+	crashed := filepath.Join(dir, ".import-session-x-123")
+	if err := os.MkdirAll(filepath.Join(crashed, "session-x"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(crashed, "session-x", "lesson.yaml"), []byte("id: session-x\n"), 0o644)
+	past := time.Now().Add(-10 * time.Minute)
+	os.Chtimes(crashed, past, past)
+	later := filepath.Join(dir, ".import-session-y-456")
+	os.Mkdir(later, 0o755)
+	future := time.Now().Add(time.Hour)
+	os.Chtimes(later, future, future)
+	if _, err := Write(context.Background(), read(t, "cc_plain.jsonl"), Options{Dir: dir, Redacted: true, Now: now, Tokens: counter(t)}); err != nil {
+		t.Fatal(err)
+	}
+	entries, _ := os.ReadDir(dir)
+	var names []string
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	if strings.Join(names, " ") != ".import-session-y-456 session-cc-plain" {
+		t.Errorf("after the import %s holds %q; want the lesson and the later run's directory only", dir, names)
 	}
 }
 
@@ -299,7 +349,7 @@ func TestInterruptedCall(t *testing.T) {
 	}
 	l := load(t, dir, rep.ID)
 	replayAll(t, l)
-	res := l.Trace[1].Messages[1]
+	res := l.Trace[0].Messages[2] // the user's message, the call and its result: one step
 	if res.Role != sim.RoleTool || res.Content != noResult {
 		t.Errorf("the call's result is %s %q; want the no-result text", res.Role, res.Content)
 	}
@@ -453,7 +503,7 @@ func TestLongResultCut(t *testing.T) {
 		t.Errorf("warnings %q; want one saying a text was cut", rep.Warnings)
 	}
 	l := load(t, dir, rep.ID)
-	res := l.Trace[1].Messages[1].Content
+	res := l.Trace[0].Messages[2].Content // the user's message, the call and its result: one step
 	if len(res) > limit || !utf8.ValidString(res) || !strings.HasSuffix(res, fmt.Sprintf("[… %d bytes cut by ctxsim import: a message of an imported session may have at most %d]", len(log), limit)) {
 		t.Errorf("the result has %d bytes, valid UTF-8 %v, ends %q; want at most %d, valid, with the cut said", len(res), utf8.ValidString(res), res[max(0, len(res)-120):], limit)
 	}

@@ -18,11 +18,12 @@ import (
 const noResult = "(no result recorded: the session has no tool result for this call)"
 
 // trace is what the importer makes of a session's messages: the trace
-// steps, the blocks each step adds (for narration), and the recorded
+// steps, what each step's frame shows (for narration), and the recorded
 // compactions' cards.
 type trace struct {
 	steps   []lessonfile.Step
-	kinds   map[string]stepKind // what each messages step is, for its narration
+	callIDs map[string]string // the session's call ids → the lesson's
+	kinds   map[string]stepKind // what each messages step's frame shows, for its narration
 	cards   []lessonfile.Card
 	calls   int
 	clipped int // texts cut to the size of a message (clip)
@@ -41,18 +42,24 @@ func (t *trace) clip(s string) string {
 	return textcut.Prefix(s, limit-len(note)) + note
 }
 
-// stepKind is what a messages step of an imported trace holds.
+// stepKind is what a messages step's frame shows. A step that makes model
+// calls is shown as the request of its (last) call: the frame holds what
+// entered since the previous step's frame (the previous answers, with
+// their tool results, and a summary) and the step's own messages, not the
+// answer the call writes, which the next frame shows.
 type stepKind struct {
-	carried   string     // a recorded summary the file starts from
-	user      string     // a user message's block id
-	responses []response // the model's responses, in order
+	carried string   // a recorded summary the file starts from
+	user    []string // the step's user messages (block ids), in order
+	kept    []string // user messages a compaction kept (Codex's replacement history)
+	carry   []item   // what entered after the previous frame (the last answer, a summary): in every frame of the step
+	earlier []item   // the step's answers before its last model call (a step of several): in its request
+	request bool     // the frame is a model call's request
+	end     bool     // the frame after the session's last answer
 }
 
-// response is one model response: its text block and its tool calls.
-type response struct {
-	Text  string   // the assistant text block id ("" when it only calls tools)
-	Calls []string // tool call ids
-}
+// item is a block the narration names: a text, a summary, or a call
+// (with its result: Call is the call's id).
+type item struct{ ID, Call string }
 
 // maxSteps is, by default, about the most steps an imported trace has: a longer
 // session's responses are grouped several to a step (a step never spans a
@@ -60,12 +67,15 @@ type response struct {
 // and every replay stays small.
 const maxSteps = 300
 
-// buildTrace turns s's messages into trace steps. A user message starts a
-// step; a model response (its text, then each tool call with its result
-// as one call item) joins the step, up to the group size; a compaction
-// marks a compact step. It also works out, in the recorded replay, which
-// blocks each compaction replaced: everything in the window since the
-// previous one.
+// endStep is the id of the step that shows the session's last answer.
+const endStep = "end"
+
+// buildTrace turns s's messages into trace steps. A user message starts
+// a step; the model responses after it join the step (its text, then each
+// tool call with its result as one call item), up to the group size; a
+// compaction marks a compact step. A step that makes model calls is shown
+// as the request of its last one; a last step shows the session's last
+// answer.
 func buildTrace(s *transcript.Session, steps int, w *words) (*trace, error) {
 	b := &traceBuilder{t: &trace{kinds: map[string]stepKind{}}, results: resultsOf(s.Messages), ids: newIDs(),
 		group: groupSize(s.Messages, cmp.Or(steps, maxSteps))}
@@ -81,7 +91,11 @@ func buildTrace(s *transcript.Session, steps int, w *words) (*trace, error) {
 		switch m := s.Messages[i]; m.Role {
 		case transcript.User:
 			if strings.TrimSpace(m.Text) != "" {
-				b.user(i, m)
+				b.user(fmt.Sprintf("u%d", i+1), labelOf(m.Text), m.Text, false)
+			}
+		case transcript.Developer:
+			if strings.TrimSpace(m.Text) != "" {
+				b.user(fmt.Sprintf("d%d", i+1), w.text("developer", label(m.Text)), m.Text, false)
 			}
 		case transcript.Assistant:
 			b.response(i, m)
@@ -89,8 +103,15 @@ func buildTrace(s *transcript.Session, steps int, w *words) (*trace, error) {
 		// Tool results travel with their calls.
 	}
 	b.flush()
+	b.t.callIDs = b.ids.given
 	if len(b.t.steps) == 0 {
 		return nil, fmt.Errorf("%s: the session holds no user or assistant message", s.File)
+	}
+	if b.t.kinds[b.t.steps[len(b.t.steps)-1].Step].request {
+		// The last step is shown as its request: one more frame shows the
+		// answer it got.
+		b.t.steps = append(b.t.steps, lessonfile.Step{Step: endStep})
+		b.t.kinds[endStep] = stepKind{carry: b.carry, end: true}
 	}
 	return b.t, nil
 }
@@ -109,14 +130,16 @@ func groupSize(msgs []transcript.Message, maxSteps int) int {
 
 // traceBuilder accumulates the step being built.
 type traceBuilder struct {
-	t       *trace
-	results map[string]string
-	ids     *idSet
-	group   int
-	n       int      // steps numbered so far
-	window  []string // blocks in the window in the recorded replay
-	cur     *lessonfile.Step
-	kind    stepKind
+	t         *trace
+	results   map[string]string
+	ids       *idSet
+	group     int
+	n         int      // steps numbered so far
+	window    []string // blocks in the window in the recorded replay
+	cur       *lessonfile.Step
+	kind      stepKind
+	responses [][]item // the current step's responses: the blocks of each
+	carry     []item   // what entered after the last frame: the next frame shows it first
 }
 
 func (b *traceBuilder) flush() {
@@ -132,9 +155,24 @@ func (b *traceBuilder) flush() {
 			b.window = append(b.window, m.ID)
 		}
 	}
+	// The frame is the request of the step's last model call: what entered
+	// since the previous frame, and the step's responses before the last.
+	b.kind.carry = b.carry
+	b.carry = nil
+	if n := len(b.responses); n > 0 {
+		b.kind.request = true
+		for _, r := range b.responses[:n-1] {
+			b.kind.earlier = append(b.kind.earlier, r...)
+		}
+		b.carry = b.responses[n-1]
+		b.cur.Show = "request"
+		if b.group > 1 {
+			b.cur.Show = "last-request"
+		}
+	}
 	b.t.kinds[b.cur.Step] = b.kind
 	b.t.steps = append(b.t.steps, *b.cur)
-	b.cur, b.kind = nil, stepKind{}
+	b.cur, b.kind, b.responses = nil, stepKind{}, nil
 }
 
 func (b *traceBuilder) open() {
@@ -145,53 +183,79 @@ func (b *traceBuilder) open() {
 
 // compact marks a recorded compaction. At the start of the file (a session
 // continued from an earlier one) the summary is the first message instead.
+// What the compaction kept (Codex's replacement history) enters after it.
 func (b *traceBuilder) compact(k int, c transcript.Compaction, w *words) {
 	b.flush()
 	id := fmt.Sprintf("c%d", k)
+	text, opaque := summaryText(c, w)
 	switch {
 	case len(b.window) > 0:
-		prov := w.compaction(c)
-		b.t.cards = append(b.t.cards, lessonfile.Card{ID: id, Covers: b.window,
-			Versions: []lessonfile.Version{{Content: c.Summary, Provenance: prov, Recorded: true}}})
+		b.t.cards = append(b.t.cards, lessonfile.Card{ID: id, Covers: b.window, Opaque: opaque,
+			Versions: []lessonfile.Version{{Content: text, Provenance: w.compaction(c), Recorded: true}}})
 		b.t.steps = append(b.t.steps, lessonfile.Step{Step: fmt.Sprintf("compact-%d", k), Type: string(sim.StepCompact), Card: id})
 		b.window = []string{id}
-	case strings.TrimSpace(c.Summary) != "":
+		b.carry = append(b.carry, item{ID: id})
+	case !opaque:
 		b.open()
-		b.cur.Messages = append(b.cur.Messages, lessonfile.Message{ID: id, Role: string(sim.RoleUser), Label: w.text("carried", nil), Content: c.Summary})
+		b.cur.Messages = append(b.cur.Messages, lessonfile.Message{ID: id, Role: string(sim.RoleUser), Label: w.text("carried", nil), Content: text})
 		b.kind.carried = id
 		b.flush()
 	}
+	for i, m := range c.Replacement {
+		if strings.TrimSpace(m.Text) != "" {
+			b.user(fmt.Sprintf("k%d-%d", k, i+1), w.text("kept", label(m.Text)), m.Text, true)
+		}
+	}
 }
 
-func (b *traceBuilder) user(i int, m transcript.Message) {
-	b.flush()
-	b.open()
-	b.kind.user = fmt.Sprintf("u%d", i+1)
-	b.cur.Messages = append(b.cur.Messages, lessonfile.Message{ID: b.kind.user, Role: string(sim.RoleUser), Label: labelOf(m.Text), Content: b.t.clip(m.Text)})
-	if b.group == 1 {
+// summaryText is a recorded compaction's summary as its card holds it:
+// the text, or, when the file does not hold it (Codex encrypts it), a
+// note that says so (opaque).
+func summaryText(c transcript.Compaction, w *words) (string, bool) {
+	switch {
+	case c.Encrypted:
+		return w.line("summary-encrypted", c.EncryptedBytes), true
+	case strings.TrimSpace(c.Summary) == "":
+		return w.line("summary-missing", nil), true
+	}
+	return c.Summary, false
+}
+
+// user adds a user message (or one the harness wrote, or one a compaction
+// kept): it starts a step, unless the step has no response yet.
+func (b *traceBuilder) user(id string, lbl sim.Text, text string, kept bool) {
+	if len(b.responses) > 0 {
 		b.flush()
 	}
+	b.open()
+	if kept {
+		b.kind.kept = append(b.kind.kept, id)
+	} else {
+		b.kind.user = append(b.kind.user, id)
+	}
+	b.cur.Messages = append(b.cur.Messages, lessonfile.Message{ID: id, Role: string(sim.RoleUser), Label: lbl, Content: b.t.clip(text)})
 }
 
 // response adds one model response: its text (if any) and its calls, each
 // with its result; the first block carries the response's usage, the rest
 // continue its model call.
 func (b *traceBuilder) response(i int, m transcript.Message) {
-	if b.cur != nil && len(b.kind.responses) >= b.group {
+	if len(b.responses) >= b.group {
 		b.flush()
 	}
 	b.open()
-	var r response
+	var r []item
 	u := usageOf(m.Usage)
 	first := true
 	if strings.TrimSpace(m.Text) != "" || len(m.Calls) == 0 {
-		r.Text = fmt.Sprintf("a%d", i+1)
+		id := fmt.Sprintf("a%d", i+1)
 		text := m.Text
 		if strings.TrimSpace(text) == "" {
 			text = "(no text)"
 		}
-		b.cur.Messages = append(b.cur.Messages, lessonfile.Message{ID: r.Text, Role: string(sim.RoleAssistant), Label: labelOf(text), Content: b.t.clip(text), Usage: u})
+		b.cur.Messages = append(b.cur.Messages, lessonfile.Message{ID: id, Role: string(sim.RoleAssistant), Label: labelOf(text), Content: b.t.clip(text), Usage: u})
 		u, first = nil, false
+		r = append(r, item{ID: id})
 	}
 	for _, c := range m.Calls {
 		id := b.ids.call(c.ID)
@@ -206,10 +270,10 @@ func (b *traceBuilder) response(i int, m transcript.Message) {
 		b.cur.Messages = append(b.cur.Messages, lessonfile.Message{Call: &lessonfile.Call{ID: id, Tool: c.Name, ArgsJSON: args,
 			Result: lessonfile.TextResult(b.t.clip(nonEmpty(res))), Usage: u, Continues: !first}})
 		u, first = nil, false
-		r.Calls = append(r.Calls, id)
+		r = append(r, item{ID: "call-" + id, Call: id})
 		b.t.calls++
 	}
-	b.kind.responses = append(b.kind.responses, r)
+	b.responses = append(b.responses, r)
 }
 
 // resultsOf maps call ids to the text of their results.
@@ -242,7 +306,10 @@ func usageOf(u *transcript.Usage) *lessonfile.Usage {
 }
 
 // labelOf names a message by its first line, cut to a label's length.
-func labelOf(text string) sim.Text {
+func labelOf(text string) sim.Text { return sim.Text{scenarios.Languages[0]: label(text)} }
+
+// label is a text's first line, cut to a label's length.
+func label(text string) string {
 	line := strings.TrimSpace(text)
 	if i := strings.IndexByte(line, '\n'); i >= 0 {
 		line = strings.TrimSpace(line[:i])
@@ -254,19 +321,26 @@ func labelOf(text string) sim.Text {
 	if line == "" {
 		line = "…"
 	}
-	return sim.Text{scenarios.Languages[0]: line}
+	return line
 }
 
 // ids gives tool calls ids the loader accepts, unique within the lesson.
-type idSet struct{ seen map[string]bool }
+type idSet struct {
+	seen  map[string]bool
+	given map[string]string // the session's call id → the lesson's (its first call of that id)
+}
 
-func newIDs() *idSet { return &idSet{seen: map[string]bool{}} }
+func newIDs() *idSet { return &idSet{seen: map[string]bool{}, given: map[string]string{}} }
 
 func (s *idSet) call(id string) string {
+	orig := id
 	if !scenarios.ValidCallID(id) || s.seen[id] {
 		id = fmt.Sprintf("tool_%d", len(s.seen)+1)
 	}
 	s.seen[id] = true
+	if _, ok := s.given[orig]; !ok {
+		s.given[orig] = id
+	}
 	return id
 }
 

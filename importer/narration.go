@@ -75,67 +75,46 @@ func narration(t *lessonfile.Texts, lang string, s *transcript.Session, tr *trac
 	return b.String(), nil
 }
 
-// stepView is what a step's section says: a carried summary, a user's
-// message alone, one response, or a group of responses (the blocks it
-// names, up to groupItems, and whether there are more).
+// stepView is what a step's section says. Its headline names only what
+// every frame of the step holds or held (the step's user messages, what
+// entered before the step began); its body names each other block under
+// a condition that it is in the window.
 type stepView struct {
-	Carried, User string
-	Responses     []response
-	Single        *response
-	Items         []item
-	More          bool
-	First         string // the first block of the first response
+	Carried   string   // a recorded summary the file starts from
+	User      []string // the step's user messages
+	Kept      []string // user messages a compaction kept
+	End       bool     // the frame after the session's last answer
+	Compacted bool     // the first frame after the point where the recorded session compacted
+	Call      string   // the headline's call (what entered before the step), by call id
+	Text      string   // the headline's answer text, when no call entered
+	Items     []item   // the blocks the body names, up to groupItems
+	More      bool     // and more than those
 }
 
-// item is a block a grouped step names: a call (with its result) or a text.
-type item struct{ ID, Call string }
-
-// groupItems is how many blocks a grouped step's narration names.
+// groupItems is how many blocks a step's narration names.
 const groupItems = 6
 
 // stepOf decides what a step's section says.
 func stepOf(k stepKind) stepView {
-	v := stepView{Carried: k.carried, User: k.user, Responses: k.responses}
-	switch {
-	case k.carried != "" || len(k.responses) == 0:
-		return v
-	case k.user == "" && len(k.responses) == 1:
-		v.Single = &k.responses[0]
-		return v
-	}
-	if bs := blocksOf(k.responses[0]); len(bs) > 0 {
-		v.First = bs[0]
-	}
-	for _, r := range k.responses {
-		for _, id := range blocksOf(r) {
-			if len(v.Items) == groupItems {
-				v.More = true
-				break
-			}
-			// A refused request can leave a later response out of this
-			// frame under some policy: an item names only what it holds or
-			// held; a call and its result come in together.
-			call, _ := strings.CutPrefix(id, "call-")
-			if call == id {
-				call = ""
-			}
-			v.Items = append(v.Items, item{ID: id, Call: call})
+	v := stepView{Carried: k.carried, User: k.user, Kept: k.kept, End: k.end}
+	for _, it := range k.carry {
+		switch {
+		case strings.HasPrefix(it.ID, "c") && it.Call == "":
+			v.Compacted = true // a card: the summary the session compacted to
+		case it.Call != "" && v.Call == "":
+			v.Call = it.Call
+		case it.Call == "" && v.Text == "" && strings.HasPrefix(it.ID, "a"):
+			v.Text = it.ID
 		}
 	}
+	for _, it := range append(slices.Clone(k.carry), k.earlier...) {
+		if len(v.Items) == groupItems {
+			v.More = true
+			break
+		}
+		v.Items = append(v.Items, it)
+	}
 	return v
-}
-
-// blocksOf lists the blocks a response adds, by the ids narration names:
-// its text, each call (the result is named with it).
-func blocksOf(r response) []string {
-	var out []string
-	if r.Text != "" {
-		out = append(out, r.Text)
-	}
-	for _, c := range r.Calls {
-		out = append(out, "call-"+c)
-	}
-	return out
 }
 
 // aboutInfo is what the about sections state of the import.
@@ -144,7 +123,8 @@ type aboutInfo struct {
 	imported  time.Time
 	calls     int
 	redacted  bool
-	generated int // summaries a summarizer wrote at import
+	generated int    // summaries a summarizer wrote at import
+	origin    string // where the file comes from (Options.Origin)
 }
 
 // about is what the about sections say: the session, where it comes from
@@ -158,12 +138,15 @@ type about struct {
 	Redacted                                    bool
 	Redactions                                  []string // kind × n, by kind
 	Usage, SystemRecorded                       bool
+	Calibrated                                  bool   // the provider's counts size the blocks
+	Requests                                    string // the recorded model calls, as the text quotes them
+	Origin                                      string // where the file comes from (Options.Origin), "" if not given
 	CompactionsN, Generated                     int
 	Quoted                                      []string
 }
 
 func aboutOf(t *lessonfile.Texts, lang string, s *transcript.Session, info aboutInfo) (*about, error) {
-	a := &about{Title: titleOf(s), File: s.File, Format: string(s.Format), Model: s.Model, Redacted: info.redacted,
+	a := &about{Title: textBraces(titleOf(s)), File: textBraces(s.File), Format: string(s.Format), Model: textBraces(s.Model), Redacted: info.redacted,
 		SystemRecorded: strings.TrimSpace(s.System) != "", CompactionsN: len(s.Compactions), Generated: info.generated}
 	if !s.Started.IsZero() {
 		a.Dates = fmt.Sprintf("%s – %s UTC", s.Started.UTC().Format("2006-01-02 15:04"), s.Ended.UTC().Format("2006-01-02 15:04"))
@@ -192,8 +175,24 @@ func aboutOf(t *lessonfile.Texts, lang string, s *transcript.Session, info about
 	for _, m := range s.Messages {
 		a.Usage = a.Usage || m.Usage != nil
 	}
+	if n := len(s.Requests()); n > 0 {
+		a.Calibrated = true
+		text, err := t.In(lang, "count-requests", n)
+		if err != nil {
+			return nil, err
+		}
+		a.Requests = text
+		a.Quoted = append(a.Quoted, text)
+	}
+	if a.Origin = info.origin; a.Origin != "" {
+		a.Quoted = append(a.Quoted, a.Origin) // quoted as given: a commit, a path
+	}
 	return a, nil
 }
+
+// textBraces writes the braces of a value from the session as braces that
+// are text in narration (\{), never a placeholder.
+func textBraces(v string) string { return strings.ReplaceAll(v, "{", `\{`) }
 
 func titleOf(s *transcript.Session) string {
 	if s.Title != "" {

@@ -89,6 +89,9 @@ func buildLesson(f *lessonfile.File, raw *lessonfile.Lesson, files fileReader) (
 		return nil, b.err
 	}
 	b.mechanisms(configs, l)
+	if _, ok := l.Mechanism("usage"); !ok && l.System.Kind == sim.KindUnseen {
+		b.fail("system.kind", "unseen needs the usage mechanism: a recorded session's usage sizes it")
+	}
 	if b.err != nil {
 		return nil, b.err
 	}
@@ -161,9 +164,26 @@ func (b *builder) facts(raw []lessonfile.Fact) []sim.Fact {
 func (b *builder) system(rm lessonfile.Message) sim.Message {
 	m := sim.Message{ID: "system", Role: sim.RoleSystem, Kind: sim.KindPrompt, Label: rm.Label, Content: rm.Content,
 		Tokens: rm.Tokens, Origin: b.originOf("system.origin", rm.Origin)}
-	b.size("system", rm.Tokens)
-	if rm.Content == "" {
-		b.fail("system.content", "is required")
+	switch sim.Kind(rm.Kind) {
+	case "", sim.KindPrompt:
+		b.size("system", rm.Tokens)
+		if rm.Content == "" {
+			b.fail("system.content", "is required")
+		}
+	case sim.KindUnseen:
+		// What a recorded session's file does not hold: no text, and the
+		// provider's count sizes it (the usage mechanism).
+		m.Kind = sim.KindUnseen
+		switch {
+		case b.origin != sim.OriginRecorded:
+			b.fail("system.kind", "unseen is what a recorded session's file does not hold: it needs a recorded lesson (recorded: file, format, ...)")
+		case rm.Content != "" || rm.Tokens != 0:
+			b.fail("system", "a system block of kind unseen has neither content nor tokens: the recorded usage sizes it")
+		case !inEvery(rm.Label):
+			b.fail("system.label", "needs %s", everyLanguage())
+		}
+	default:
+		b.fail("system.kind", "must be prompt (the default) or unseen (what a recorded session's file does not hold), got %q", rm.Kind)
 	}
 	return m
 }
@@ -213,7 +233,7 @@ func (b *builder) trace(raw []lessonfile.Step, facts []sim.Fact) []sim.Step {
 	for i, rs := range raw {
 		path := fmt.Sprintf("trace[%d]", i)
 		st := sim.Step{ID: rs.Step, Type: sim.StepType(rs.Type), Line: rs.Line, Tokens: rs.Tokens, Time: rs.Time,
-			Decision: rs.Decision, ShowRequest: rs.Show == "request", Card: rs.Card}
+			Decision: rs.Decision, ShowRequest: rs.Show == "request" || rs.Show == "last-request", ShowLast: rs.Show == "last-request", Card: rs.Card}
 		if st.Type == "" {
 			st.Type = sim.StepMessages
 			if rs.Branch != nil {
@@ -227,8 +247,8 @@ func (b *builder) trace(raw []lessonfile.Step, facts []sim.Fact) []sim.Step {
 			b.fail(path+".step", "%q is a narration key of the harness (%s, pass-N); choose another id", rs.Step, strings.Join(sim.ReservedSteps, ", "))
 		case !slices.Contains(stepTypes, st.Type):
 			b.fail(path+".type", "must be one of %v, got %q", stepTypes, rs.Type)
-		case rs.Show != "" && rs.Show != "request":
-			b.fail(path+".show", "must be request (the frame is the request of the step's model call), got %q", rs.Show)
+		case rs.Show != "" && rs.Show != "request" && rs.Show != "last-request":
+			b.fail(path+".show", "must be request (a frame is the request of each model call of the step) or last-request (the frame is the request of its last one), got %q", rs.Show)
 		case rs.Decision && (st.Type != sim.StepMessages || rs.Show != "request"):
 			b.fail(path+".decision", "only a messages step shown as its request (show: request) ends with a decision")
 		}

@@ -27,8 +27,18 @@ type Lesson struct {
 	// Limits are the limits of the lesson's tier (Authored or Recorded);
 	// RunBudget applies their bounds on preset runs.
 	Limits Limits
-	file   string // lesson.yaml, as errors name it
+	// Sizes is how the lesson sizes its blocks: SizesTrace, SizesCounted
+	// or SizesProvider.
+	Sizes string
+	file  string // lesson.yaml, as errors name it
 }
+
+// How a lesson sizes its blocks.
+const (
+	SizesTrace    = "trace"    // every message gives its size
+	SizesCounted  = "counted"  // the o200k_base count of each text
+	SizesProvider = "provider" // a recorded session's provider counts (sim.Lesson.Calibrated), o200k_base where none
+)
 
 // Section returns the narration section for the first of keys that exists in
 // lang, falling back to English.
@@ -180,7 +190,14 @@ func LoadDir(fsys fs.FS, dir, prefix string, md goldmark.Markdown, tok sim.Token
 	if raw.ID != path.Base(dir) {
 		return nil, yf.ErrorAt("id", fmt.Sprintf("must equal the directory name %q, got %q", path.Base(dir), raw.ID))
 	}
-	l := &Lesson{Lesson: sl, Narration: map[string]map[string]Section{}, Draw: raw.Draw, Limits: files.lim, file: files.name(lessonfile.LessonFile)}
+	l := &Lesson{Lesson: sl, Narration: map[string]map[string]Section{}, Draw: raw.Draw, Limits: files.lim, file: files.name(lessonfile.LessonFile),
+		Sizes: SizesTrace}
+	switch {
+	case sl.Calibrated():
+		l.Sizes = SizesProvider
+	case sl.Counted:
+		l.Sizes = SizesCounted
+	}
 	if err := checkCounts(yf, raw, l, files.lim); err != nil {
 		return nil, err
 	}

@@ -96,7 +96,10 @@ func (b *builder) readCards(p, file string, strategies []string) ([]sim.Card, in
 		if prompt == "" {
 			prompt = raw.Prompt
 		}
-		card := sim.Card{ID: rc.ID, Covers: rc.Covers, Tokens: rc.Tokens, Strategy: rc.Strategy, Prompt: prompt}
+		card := sim.Card{ID: rc.ID, Covers: rc.Covers, Tokens: rc.Tokens, Strategy: rc.Strategy, Prompt: prompt, Opaque: rc.Opaque}
+		if rc.Opaque && len(strategies) > 0 {
+			cb.fail(path+".opaque", "marks a compaction's recorded summary whose text the file does not hold; a %s card is not one", rc.Strategy)
+		}
 		for j, rv := range rc.Versions {
 			vp := fmt.Sprintf("%s.versions[%d]", path, j)
 			if rv.Content == "" {

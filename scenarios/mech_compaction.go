@@ -37,6 +37,9 @@ type CompactionConfig struct {
 	Cards     string `yaml:"cards,omitempty"` // a cards file of the lesson directory (summaries.yaml)
 	Recorded  bool   `yaml:"recorded"`        // the trace marks where a recorded session compacted (compact steps)
 	Loss      bool   `yaml:"loss"`            // summary frames list what of the range the summary keeps
+	// Own is a recorded session's own threshold (percent): offered among
+	// the presets, named for the session.
+	Own int `yaml:"own,omitempty"`
 }
 
 func (b *builder) compaction(r *CompactionConfig, _ *sim.Lesson) sim.Mechanism {
@@ -56,7 +59,13 @@ func (b *builder) compaction(r *CompactionConfig, _ *sim.Lesson) sim.Mechanism {
 	if len(presets) == 0 {
 		presets = []int{r.Threshold}
 	}
-	c := sim.Compaction{Threshold: r.Threshold, Presets: presets, Tail: r.Tail, Recorded: r.Recorded, Loss: r.Loss}
+	switch {
+	case r.Own != 0 && (r.Own < 1 || r.Own > 100):
+		b.fail(p+".own", "must be an integer from 1 to 100, got %d", r.Own)
+	case r.Own != 0 && !slices.Contains(presets, r.Own):
+		b.fail(p+".own", "must be one of the presets (the session's own threshold is offered as one), got %d", r.Own)
+	}
+	c := sim.Compaction{Threshold: r.Threshold, Presets: presets, Tail: r.Tail, Recorded: r.Recorded, Loss: r.Loss, Own: r.Own}
 	if r.Cards != "" {
 		c.Cards, c.Versions = b.cards(p+".cards", r.Cards, nil)
 	}

@@ -29,7 +29,7 @@ var mechanismKinds = map[string]mechanismKind{
 	"pairs":        mechanism(as[sim.Pairs]),
 	"prompt_cache": mechanism((*builder).promptCache),
 	"limit":        mechanism((*builder).limit),
-	"usage":        mechanism(as[sim.ProviderUsage]),
+	"usage":        mechanism(usage),
 	"compression":  mechanism((*builder).compression),
 	"history":      mechanism((*builder).history),
 	"subagent":     mechanism((*builder).subagent),
@@ -57,6 +57,9 @@ func mechanism[C any](build func(b *builder, c *C, l *sim.Lesson) sim.Mechanism)
 		build: func(b *builder, config any, l *sim.Lesson) sim.Mechanism { return build(b, config.(*C), l) },
 	}
 }
+
+// usage builds the usage mechanism, calibrating its lesson once.
+func usage(_ *builder, u *sim.ProviderUsage, _ *sim.Lesson) sim.Mechanism { return u.Memoized() }
 
 // as builds a mechanism that is its configuration, with nothing to check.
 func as[M sim.Mechanism](_ *builder, m *M, _ *sim.Lesson) sim.Mechanism { return *m }

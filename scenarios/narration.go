@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"ctxsim/catalog"
+	"ctxsim/scenarios/lessonfile"
 	"ctxsim/sim"
 
 	"github.com/yuin/goldmark"
@@ -198,8 +199,9 @@ func (s Section) fill(text string, line int, r Resolver, escape bool) (string, e
 		return text, nil
 	}
 	var err error
-	// {{x}} is literal text (a template variable in the lesson's prose).
-	literal := strings.Contains(text, "{{")
+	// {{x}} is literal text (a template variable in the lesson's prose),
+	// and so is \{ (a brace).
+	literal := strings.Contains(text, "{{") || strings.Contains(text, `\{`)
 	if literal {
 		text = hideBraces.Replace(text)
 	}
@@ -223,12 +225,19 @@ func (s Section) fill(text string, line int, r Resolver, escape bool) (string, e
 	return out, err
 }
 
-// hideBraces and showBraces protect {{x}} from placeholder filling. They
-// are immutable once built.
+// hideBraces and showBraces protect {{x}} and \{ (a brace that is text)
+// from placeholder filling. Their stand-ins are control characters, which
+// no narration file holds (lessonfile.CheckText). They are immutable once
+// built.
 var (
-	hideBraces = strings.NewReplacer("{{", "\x00", "}}", "\x01")
-	showBraces = strings.NewReplacer("\x00", "{{", "\x01", "}}")
+	hideBraces = strings.NewReplacer("{{", "\x00", "}}", "\x01", `\{`, "\x02")
+	showBraces = strings.NewReplacer("\x00", "{{", "\x01", "}}", "\x02", "{")
 )
+
+// textBrace stands for \{ while a chunk's Markdown is rendered, and
+// becomes a character reference after: placeholder filling never sees a
+// brace, in code too.
+const textBrace, braceRef = "\x02", "&#123;"
 
 func joinArg(name, arg string) string {
 	if arg == "" {
@@ -251,11 +260,26 @@ func newMarkdown() goldmark.Markdown {
 //	@@ key
 //	# Headline
 //	Markdown body...
+//
+// A byte-order mark at the start is read as nothing; bytes that are not
+// UTF-8, control characters (lessonfile.CheckText) and a placeholder left
+// open are refused with their line and section.
 func parseNarration(name string, data []byte, md goldmark.Markdown, lim Limits) (map[string]Section, []string, error) {
 	out := map[string]Section{}
 	var order []string
 	about, aboutFigs := 0, 0 // bytes and figures of the about: sections: every frame renders them
+	data = lessonfile.Text(data)
 	lines := strings.Split(string(data), "\n")
+	if e := lessonfile.CheckText(name, data); e != nil {
+		e.Field = sectionAt(lines, e.Line)
+		return nil, nil, e
+	}
+	for i, line := range lines {
+		if open := unclosedPlaceholder(line); open != "" {
+			return nil, nil, &Error{File: name, Line: i + 1, Field: sectionAt(lines, i+1),
+				Msg: fmt.Sprintf("placeholder %q is not closed: end it with '}' (a placeholder is {name} or {name:arg}, with no space inside; \\{ is a brace that is text)", open)}
+		}
+	}
 	type open struct {
 		key, headline string
 		line          int
@@ -348,6 +372,38 @@ func parseNarration(name string, data []byte, md goldmark.Markdown, lim Limits) 
 		return nil, nil, err
 	}
 	return out, order, nil
+}
+
+// sectionAt is the key of the section line (1-based) of lines is in; ""
+// before the first.
+func sectionAt(lines []string, line int) string {
+	for i := min(line, len(lines)) - 1; i >= 0; i-- {
+		if key, ok := strings.CutPrefix(lines[i], "@@ "); ok {
+			return strings.TrimSpace(key)
+		}
+	}
+	return ""
+}
+
+// openPlace matches what starts a placeholder or a condition: '{', an
+// optional '?' or '?!', a name and maybe an argument.
+var openPlace = regexp.MustCompile(`\{(\?!?)?[a-z][a-z0-9-]*(:[^{}\s]+)?`)
+
+// unclosedPlaceholder returns the first placeholder or condition of line
+// that is opened and not closed ("{total for the size", "{total."): a
+// '{' and a name not followed by '}'. "\{" is a brace that is text, as is
+// one not followed by a name ("{ x }", "{"a": 1}"); {{x}} is literal.
+func unclosedPlaceholder(line string) string {
+	if !strings.Contains(line, "{") {
+		return ""
+	}
+	line = hideBraces.Replace(line)
+	for _, loc := range openPlace.FindAllStringIndex(line, -1) {
+		if loc[1] == len(line) || line[loc[1]] != '}' {
+			return line[loc[0]:loc[1]]
+		}
+	}
+	return ""
 }
 
 // chunksOf splits a body into Markdown blocks (at blank lines, outside
@@ -456,10 +512,10 @@ func chunkOf(file, key string, lines []string, line int, md goldmark.Markdown, i
 		return c, &Error{File: file, Line: line, Field: key, Msg: "a condition {?…} must open a paragraph or a list item"}
 	}
 	var buf bytes.Buffer
-	if err := md.Convert([]byte(text), &buf); err != nil {
+	if err := md.Convert([]byte(strings.ReplaceAll(text, `\{`, textBrace)), &buf); err != nil {
 		return c, &Error{File: file, Line: line, Field: key, Msg: fmt.Sprintf("markdown: %v", err)}
 	}
-	c.HTML = buf.String()
+	c.HTML = strings.ReplaceAll(buf.String(), textBrace, braceRef)
 	c.places = placesOf(c.HTML)
 	return c, nil
 }

@@ -27,6 +27,10 @@ type Compaction struct {
 	// Loss: a compaction's summary frames list what of its range the
 	// summary keeps (files, commands, errors, user instructions).
 	Loss bool
+	// Own is a recorded session's own threshold in percent (its recorded
+	// size before compacting over the window), one of Presets, which the
+	// page names for the session; 0 for none.
+	Own int
 }
 
 // Card is a summary card: the texts a summarizer returned (or the lesson's
@@ -45,6 +49,11 @@ type Card struct {
 	// CountFrom is the first version (1-based) sized by its own o200k_base
 	// count rather than Tokens: the summaries ctxsim record added. 0: none.
 	CountFrom int
+	// Opaque: the file does not hold the recorded summary's text (the
+	// provider encrypted it, or the file records none); the card's text
+	// only says so. A recorded session's usage sizes it (see
+	// ProviderUsage).
+	Opaque bool
 }
 
 // counted reports whether version v (1-based) of the card is sized by its
@@ -79,7 +88,11 @@ func (c Compaction) Params() []Param {
 	if c.Recorded {
 		mode = Param{Name: "compaction", Choices: []string{"recorded", "on", "off"}, Default: "recorded"}
 	}
-	ps := []Param{mode, intParam("threshold", 1, 100, c.Threshold, c.Presets, false)}
+	th := intParam("threshold", 1, 100, c.Threshold, c.Presets, false)
+	if c.Own > 0 {
+		th.Labels = map[string]string{itoa(c.Own): "value.threshold-own"}
+	}
+	ps := []Param{mode, th}
 	if c.Versions > 1 {
 		var vs []int
 		for v := 1; v <= c.Versions; v++ {
@@ -128,6 +141,7 @@ type compactionState struct {
 	tail               string // id of the largest block of the kept tail
 	kept               []string
 	card               string
+	opaque             bool   // the card's text is not the summary's (the file does not hold it)
 	loss               *Panel // what the summary keeps of the range (Compaction.Loss)
 }
 
@@ -221,6 +235,9 @@ func (r *compactionRun) compactRange(h *harness, n int, emergency bool, mode []s
 
 	sum := r.summarize(h, rng)
 	c.summary, c.summaryID, c.card = sum.Tokens, sum.ID, sum.Summary.Card
+	if cd := r.cardFor(c.rangeIDs); cd != nil {
+		c.opaque = cd.Opaque
+	}
 	if r.cfg.Loss {
 		p := lossPanel(lossFacts(h.l, rng), sum.Content)
 		c.loss = &p
@@ -233,6 +250,9 @@ func (r *compactionRun) compactRange(h *harness, n int, emergency bool, mode []s
 	f.Pending = &pending
 
 	h.msgs = append([]Block{sum}, h.msgs[n:]...)
+	for _, m := range h.mechs {
+		m.afterCompaction(h)
+	}
 	c.after = h.total()
 	c.stillAbove = r.on && c.after > r.threshold
 	ce := Event{Type: EventCompaction, Tokens: c.before - c.after}
@@ -304,6 +324,9 @@ func (r *compactionRun) summarize(h *harness, rng []Block) Block {
 				Covers: ids, Provenance: v.Provenance}}
 		if h.l.Counted || b.Tokens == 0 || card.counted(r.version) {
 			b.Tokens = h.count(b.Content)
+		}
+		if h.calib != nil && r.version == 1 {
+			h.calib.size(&b)
 		}
 		return b
 	}
@@ -451,6 +474,9 @@ func (r *compactionRun) frame(h *harness, f *Frame, fc frameCtx) {
 	}
 	if f.Kind == FrameSummary || f.Kind == FrameReplaced {
 		f.Figures = append(f.Figures, tokens("summary", c.summary), blockRef("summary-block", c.summaryID))
+		if c.opaque {
+			f.Figures = append(f.Figures, count("opaque", 1))
+		}
 		if c.loss != nil {
 			f.Panels = append(f.Panels, *c.loss)
 		}

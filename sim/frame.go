@@ -80,6 +80,29 @@ type Frame struct {
 
 	Spend  *Spend        // what the run has spent on model calls so far (the spend mechanism)
 	Second *SecondWindow // a second window beside the request (a sub-agent's own context)
+
+	// Categories sum the request by what it holds (CategoryOf), in the
+	// order of Categories, leaving out those that hold nothing: they sum
+	// to Total.
+	Categories []Category
+	// Provider is the provider's recorded count of the request this frame
+	// shows (a model call of a recorded session whose file records its
+	// usage); nil when the frame shows no such request.
+	Provider *ProviderCount
+}
+
+// ProviderCount is what the provider recorded of one request: its size
+// and how its prompt cache served it. Tokens = Input + CacheRead +
+// CacheWritten.
+type ProviderCount struct {
+	Tokens       int
+	Input        int // computed anew and not cached
+	CacheRead    int // read from the prompt cache
+	CacheWritten int // computed anew and written to the prompt cache
+	// Matches: the replayed request is the recorded one's size (the
+	// session as recorded, up to this call); the cache split then marks
+	// the window.
+	Matches bool
 }
 
 // Spend is what a run has spent on model calls up to a frame.
@@ -99,6 +122,9 @@ type Spend struct {
 type SecondWindow struct {
 	LabelKey  string // catalog key that names it
 	LegendKey string // catalog key of a line under its meter ("" for none)
+	// IdleKey is the catalog key of what an empty second window says on a
+	// frame of the run that carries none ("": ui.second-idle, a sub-agent's).
+	IdleKey string
 	Blocks    []Block
 	Total     int
 }

@@ -74,16 +74,19 @@ type harness struct {
 	tags    []string        // scratch: the narration tags of the frame being emitted
 	origins map[string]*Msg // one origin per key, shared by the blocks that have it
 	spent   ledger          // what the run's model calls cost so far
+	calib   *calibration    // the provider's sizes of a recorded session's blocks (the usage mechanism); nil: none
 
 	// the current step
 	cur      Step
 	variants []string // narration variants of the step so far
 	added    int      // messages added since the last frame
 	shown    bool     // a part of this step was already shown
+	calls    int      // model calls the step's messages make still to come
+	next     *Message // the message the model call being made writes (nil outside a call)
 }
 
 func (h *harness) step(st Step) {
-	h.cur, h.variants, h.added, h.shown = st, nil, 0, false
+	h.cur, h.variants, h.added, h.shown, h.calls = st, nil, 0, false, callsIn(st.Messages)
 	switch st.Type {
 	case StepSessionStart:
 		h.startSession()
@@ -134,7 +137,10 @@ func (h *harness) open() {
 	h.stuck = false
 	h.msgs, h.injected = nil, nil
 	sys := h.blockOf(h.l.System)
-	sys.ID, sys.Role, sys.Kind = "system", RoleSystem, KindPrompt
+	sys.ID, sys.Role = "system", RoleSystem
+	if sys.Kind != KindUnseen { // a recorded session's file without its system prompt
+		sys.Kind = KindPrompt
+	}
 	h.system = &sys
 	for _, m := range h.mechs {
 		m.sessionStart(h)
@@ -182,8 +188,14 @@ func (h *harness) messages(ms []Message) bool {
 // It reports false when the run of this session stopped.
 func (h *harness) message(m *Message) bool {
 	if m.Role == RoleAssistant {
-		if !m.Continues && !h.call() {
-			return false
+		if !m.Continues {
+			h.calls--
+			h.next = m
+			ok := h.call()
+			h.next = nil
+			if !ok {
+				return false
+			}
 		}
 		if m.Kind == KindToolCall {
 			for _, x := range h.mechs {
@@ -377,8 +389,8 @@ func (h *harness) callAs(kind FrameKind) bool {
 		h.event(Event{Type: EventDecision})
 	}
 	shown := -1 // the frame that shows the request
-	if h.cur.ShowRequest {
-		f := h.emit(kind, h.cur.ID, frameCtx{finish: true})
+	if h.cur.ShowRequest && (!h.cur.ShowLast || h.calls <= 0) {
+		f := h.emit(kind, h.cur.ID, frameCtx{finish: true, request: true})
 		shown = f.Step - 1
 		if kind == FrameDecision {
 			// The lesson's prose for the moment the arms differ (what
@@ -567,6 +579,7 @@ func (h *harness) emitWith(kind FrameKind, base string, own []string, fc frameCt
 	for _, m := range h.mechs {
 		m.frame(h, &f, fc)
 	}
+	f.Categories = categoriesOf(f.Blocks)
 	// The step's variants apply to the frames keyed by the step, not to a
 	// mechanism's own frames (crossed, pass-1, reread, refused).
 	vs := slices.Clone(own)
@@ -604,7 +617,22 @@ func (h *harness) blockOf(m Message) Block {
 		b.Origin = h.origins[m.Origin]
 	}
 	b.Tokens = h.size(m, m.Content)
+	if h.calib != nil {
+		h.calib.size(&b)
+	}
 	return b
+}
+
+// callsIn counts the model calls a step's messages make: its assistant
+// messages that do not continue the one before.
+func callsIn(ms []Message) int {
+	n := 0
+	for i := range ms {
+		if ms[i].Role == RoleAssistant && !ms[i].Continues {
+			n++
+		}
+	}
+	return n
 }
 
 // size is a message's size: its trace size, or the count of text in a

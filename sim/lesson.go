@@ -82,6 +82,11 @@ const (
 	KindStatus     Kind = "status"      // a status bar injected by the harness (role user)
 	KindExcerpt    Kind = "excerpt"     // a tool result cut to head + tail
 	KindStub       Kind = "stub"        // a tool result replaced by its metadata
+	// KindUnseen is what a recorded session's requests held that its file
+	// does not: the system prompt, the tool definitions, memory files, the
+	// environment. Its size is the provider's count of a request less what
+	// the file holds (see ProviderUsage); it has no text.
+	KindUnseen Kind = "unseen"
 )
 
 // StepType says what a trace step does to the simulated harness.
@@ -239,6 +244,10 @@ type Step struct {
 	// ShowRequest makes the step's frame the request of its model call, as
 	// sent, before the model's output is added (one frame per call).
 	ShowRequest bool
+	// ShowLast, with ShowRequest, shows only the request of the step's
+	// last model call (a step that groups several calls of a long
+	// recorded session): one frame per step.
+	ShowLast bool
 	// Decision ends the step with a model call whose output is not
 	// simulated: the call where the arms of an experiment differ.
 	Decision bool

@@ -47,6 +47,9 @@ type hooks interface {
 	// runStep may run a messages step itself, in a window of its own (a
 	// sub-agent's); it reports whether it did.
 	runStep(h *harness, st Step) bool
+	// afterCompaction runs after a compaction replaced the history with its
+	// summary, before the frame that shows the result.
+	afterCompaction(h *harness)
 }
 
 // base is the no-op implementation of every hook.
@@ -65,6 +68,7 @@ func (base) frame(*harness, *Frame, frameCtx)   {}
 func (base) finish(*harness, *Replay)           {}
 func (base) entered(*harness, *Block)           {}
 func (base) runStep(*harness, Step) bool        { return false }
+func (base) afterCompaction(*harness)           {}
 
 // frameCtx tells the frame hook what kind of moment a frame shows.
 type frameCtx struct {
@@ -76,6 +80,10 @@ type frameCtx struct {
 	// own: a frame a mechanism emitted itself (a compaction's four frames);
 	// policy tags do not apply to it.
 	own bool
+	// request: the frame is the request of a model call as sent, before
+	// the model's output (a step shown as its request); the harness's
+	// next is the message the call writes.
+	request bool
 	// tags collects the narration variants the mechanisms add.
 	tags *[]string
 }

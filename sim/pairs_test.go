@@ -48,14 +48,24 @@ func TestToolPairsEverywhere(t *testing.T) {
 }
 
 // sweep is every preset policy of l and, when l has a threshold or an
-// alpha, every preset at every value of it from 1 to 100.
+// alpha, every preset at every value of it from 1 to 100; for a long
+// lesson (a recorded session's, over longTrace steps), the default policy
+// with compaction on at every threshold.
 func sweep(t testing.TB, l *sim.Lesson) []sim.Policy {
 	out := l.PresetPolicies()
+	bases := l.PresetPolicies()
+	if len(l.Trace) > longTrace {
+		on, err := l.With(l.DefaultPolicy(), "compaction", "on")
+		if err != nil {
+			t.Fatal(err)
+		}
+		bases = []sim.Policy{on}
+	}
 	for _, name := range []string{"threshold", "alpha"} {
 		if _, ok := l.Param(name); !ok {
 			continue
 		}
-		for _, p := range l.PresetPolicies() {
+		for _, p := range bases {
 			for v := 1; v <= 100; v++ {
 				q, err := l.With(p, name, strconv.Itoa(v))
 				if err != nil {
@@ -67,6 +77,10 @@ func sweep(t testing.TB, l *sim.Lesson) []sim.Policy {
 	}
 	return out
 }
+
+// longTrace is the most steps a lesson has whose every preset is swept
+// over every threshold.
+const longTrace = 60
 
 // orphanAt is the message index of the first call without its result
 // right after it, or result without its call right before it; -1 if none.

@@ -20,6 +20,9 @@ type Param struct {
 	// Fine marks a parameter a presenter does not switch with a digit key
 	// (a summary version, a price): it changes a detail, not the story.
 	Fine bool
+	// Labels names some values by a catalog key of the lesson's own ({pct}
+	// is the value in percent): a recorded session's own threshold.
+	Labels map[string]string
 }
 
 // Allowed describes the values the parameter accepts, for error messages.

@@ -70,6 +70,7 @@
     var focused = focusKey(document.activeElement);
     closeSheet(false);
     cur.replaceWith(document.importNode(next, true));
+    syncSessionBar(doc);
     document.title = doc.title;
     var path = new URL(url, location.href);
     if (opts.push) history.pushState({ ctxsim: 1 }, "", path.pathname + path.search);
@@ -359,6 +360,69 @@
     p.textContent = text("static-query");
     app().insertBefore(p, app().firstChild);
   }
+
+  // ---- an uploaded session's pages carry a bar above #app (its privacy,
+  // its report, the button that forgets it): a swap brings the next
+  // page's bar, or none.
+
+  function syncSessionBar(doc) {
+    var next = doc.querySelector("[data-session-bar]"), cur = q("[data-session-bar]");
+    if (cur && next) cur.replaceWith(document.importNode(next, true));
+    else if (cur) cur.remove();
+    else if (next) document.body.insertBefore(document.importNode(next, true), app());
+  }
+
+  // ---- the index's upload form: a file dropped on it goes into the
+  // picker; files over the limit are said before anything is sent (the
+  // server answers 413 only once it has read them); the button says the
+  // server is reading.
+
+  function uploadCheck(form) {
+    var input = q('input[type="file"]', form), out = q('[data-slot="upload-error"]', form);
+    var max = Number(form.getAttribute("data-max-bytes")), size = 0;
+    Array.prototype.forEach.call((input && input.files) || [], function (f) { size += f.size; });
+    var over = size > max;
+    if (out) {
+      out.hidden = !over;
+      out.textContent = over ? text("upload-too-large").replace("{size}", (size / 1048576).toFixed(1)).replace("{max}", String(max / 1048576)) : "";
+    }
+    return !over;
+  }
+  function dropZone(e) { return e.target.closest ? e.target.closest("[data-drop]") : null; }
+  document.addEventListener("change", function (e) {
+    var form = e.target.closest ? e.target.closest("form[data-upload]") : null;
+    if (form && e.target.type === "file") uploadCheck(form);
+  });
+  ["dragenter", "dragover"].forEach(function (type) {
+    document.addEventListener(type, function (e) {
+      var z = dropZone(e);
+      if (!z) return;
+      e.preventDefault();
+      z.classList.add("is-over");
+    });
+  });
+  document.addEventListener("dragleave", function (e) { var z = dropZone(e); if (z) z.classList.remove("is-over"); });
+  document.addEventListener("drop", function (e) {
+    var z = dropZone(e), input = z && q('input[type="file"]', z);
+    if (!input) return;
+    e.preventDefault();
+    z.classList.remove("is-over");
+    if (e.dataTransfer && e.dataTransfer.files.length) {
+      input.files = e.dataTransfer.files;
+      uploadCheck(input.form);
+    }
+  });
+  document.addEventListener("submit", function (e) {
+    var form = e.target;
+    if (!form.hasAttribute || !form.hasAttribute("data-upload")) return;
+    if (!uploadCheck(form)) { e.preventDefault(); return; }
+    var b = q('button[type="submit"]', form);
+    if (b) { b.setAttribute("data-label", b.textContent); b.textContent = text("upload-sending"); b.disabled = true; }
+  });
+  // Back from the answer (the page kept in memory): the button is a button again.
+  window.addEventListener("pageshow", function () {
+    qa("form[data-upload] button[data-label]").forEach(function (b) { b.textContent = b.getAttribute("data-label"); b.disabled = false; });
+  });
 
   // ---- room.js, only where a room is used: the presenter view (where a
   // room is opened) links it, and this loads it when a page swaps into

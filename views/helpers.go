@@ -180,29 +180,6 @@ func tableName(ui UI, w Window) string {
 	return ui.T("ui.blocks-table")
 }
 
-// catSpan is one category's part of the categories bar, in a 1000-unit
-// wide bar.
-type catSpan struct {
-	Name string
-	X, W float64
-}
-
-// catSpans lays the categories end to end across the bar.
-func catSpans(cats []Category) []catSpan {
-	total := 0
-	for _, c := range cats {
-		total += c.Tokens
-	}
-	var out []catSpan
-	x := 0.0
-	for _, c := range cats {
-		w := 1000 * float64(c.Tokens) / float64(max(total, 1))
-		out = append(out, catSpan{Name: c.Name, X: x, W: w})
-		x += w
-	}
-	return out
-}
-
 // activeModes says the modes in force: each group's label and its active
 // option ("Compaction on · Memory on").
 func activeModes(groups []ModeGroup) string {
@@ -285,4 +262,13 @@ func calloutLines(c draw.Callout) templ.Component {
 		b.WriteString(`<tspan x="` + num(m.X) + `" y="` + num(m.Y) + `">` + html.EscapeString(m.Text) + `</tspan>`)
 	}
 	return templ.Raw(b.String())
+}
+
+// categoryText is a category bar as text: each part with its size.
+func categoryText(c CategoryBar) string {
+	parts := make([]string, len(c.Parts))
+	for i, p := range c.Parts {
+		parts[i] = p.Label + " " + p.Size
+	}
+	return strings.Join(parts, ", ")
 }

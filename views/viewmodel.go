@@ -155,20 +155,35 @@ type Window struct {
 	Compacting     bool
 	Legend         string // shown under the meter (e.g. the cache reading)
 	Title          string // the window's name when a page draws two
-	// Categories split what the window holds as Claude Code's /context
-	// does (system, memory, messages, tool calls and results, summaries,
-	// ...), then its free space and the room above a threshold.
-	Categories []Category
+	// Categories is what the window holds by category, as one bar beside
+	// the meter (nil: not drawn).
+	Categories *CategoryBar
+	// O200k: the table shows each row's o200k_base count beside its size
+	// (a session sized by the provider's counts).
+	O200k bool
 }
 
-// Category is one part of the window by what it holds: Name is its id
-// (system, tool_results, free, above, ...), drawn in its blocks' colour.
-type Category struct {
-	Name   string
+// CategoryBar is a window's contents by category (as Claude Code's
+// /context lists them), then its free space and, where compaction is on,
+// the room above the threshold: each part's share of the window.
+type CategoryBar struct {
+	Title string
+	Note  string
+	Parts []CategoryPart
+}
+
+// CategoryPart is one part of a CategoryBar.
+type CategoryPart struct {
+	Name   string // a category (unseen, messages, tool_results, …), free or reserved
 	Label  string
 	Tokens int
-	Size   string // "22.1k"
+	Size   string  // "12.3k"
+	Exact  string  // "12,345"
+	X, W   float64 // where it starts and how wide it is, in a bar CategoryBarWidth wide
 }
+
+// CategoryBarWidth is the width of a CategoryBar's drawing, in its units.
+const CategoryBarWidth = 1000.0
 
 // Band is a vertical extent of the drawing.
 type Band struct{ Top, Bottom float64 }
@@ -208,6 +223,7 @@ type BlockView struct {
 	Covers       string // a summary's covered block ids, space-separated (it grows out of them)
 	Content      string
 	Excerpt      string  // "112 (o200k_base count of the text shown)"
+	O200k        string  // the o200k_base count of its text, for the table beside a provider's size ("" when not shown)
 	Description  string  // text alternative
 	Badges       []Badge // small labels drawn on the block: tier, distance, floor, pair
 	Cached       bool    // in the reused prefix of the prompt cache

@@ -108,6 +108,11 @@ var chromium struct {
 	err    error
 }
 
+// browserTmp is the temporary directory the test binary started with: the
+// shared Chromium keeps its profile and files there whatever TMPDIR the
+// test that starts it sets (the upload test watches its own).
+var browserTmp = os.TempDir()
+
 // TestMain closes the shared Chromium after the tests.
 func TestMain(m *testing.M) {
 	code := m.Run()
@@ -138,8 +143,9 @@ func startChromium(t *testing.T) context.Context {
 			chromedp.Flag("disable-renderer-backgrounding", true),
 			chromedp.Flag("disable-backgrounding-occluded-windows", true),
 			chromedp.WindowSize(1440, 900),
+			chromedp.Env("TMPDIR="+browserTmp),
 		)
-		dir, err := os.MkdirTemp("", "ctxsim-chromium-")
+		dir, err := os.MkdirTemp(browserTmp, "ctxsim-chromium-")
 		if err != nil {
 			chromium.err = err
 			return

@@ -24,7 +24,7 @@ func TestCombinedLesson(t *testing.T) {
 	if err != nil {
 		t.Fatalf("LoadDir: %v", err)
 	}
-	s, err := New(Config{Lessons: append(append([]*scenarios.Lesson{}, base.Lessons...), l), Tokens: base.Tokens})
+	s, err := New(Config{Lessons: append(append([]*scenarios.Lesson{}, base.Lessons...), l), Tokens: base.Tokens, Hosts: testHosts})
 	if err != nil {
 		t.Fatalf("New with the combined lesson: %v", err)
 	}

@@ -46,9 +46,10 @@ func classify(err error) *httperr.Error {
 		case http.StatusNotFound:
 			return &httperr.Error{Code: httperr.NotFound, Msg: "page not found"}
 		case http.StatusMethodNotAllowed:
-			return &httperr.Error{Code: httperr.Invalid, Param: "method", Allowed: "GET, HEAD", Msg: "method not allowed"}
+			// handleError names the methods the route table has for the path.
+			return &httperr.Error{Code: httperr.BadMethod, Param: "method", Msg: "method not allowed"}
 		case http.StatusRequestEntityTooLarge:
-			return &httperr.Error{Code: httperr.Invalid, Param: "body", Allowed: "at most 64 KB", Msg: "request body too large"}
+			return &httperr.Error{Code: httperr.TooLarge, Param: "body", Allowed: "at most 64 KB", Msg: "request body too large"}
 		}
 		if he.Code >= 400 && he.Code < 500 {
 			return &httperr.Error{Code: httperr.Invalid, Msg: http.StatusText(he.Code)}
@@ -71,6 +72,15 @@ func (s *Server) handleError(err error, c echo.Context) {
 		return
 	}
 	e := classify(err)
+	if e.Code == httperr.BadMethod {
+		// The router found the path under other methods: its Allow header
+		// (set by echo from the route table) is what the message names.
+		allow, _ := c.Get(echo.ContextKeyHeaderAllow).(string)
+		if allow != "" {
+			c.Response().Header().Set(echo.HeaderAllow, allow)
+		}
+		e = &httperr.Error{Code: e.Code, Param: e.Param, Msg: e.Msg, Allowed: allow}
+	}
 	status := e.Code.Status()
 	if status >= 500 && e.Code == httperr.Internal {
 		s.log.Error("request failed", "path", c.Request().URL.Path, "err", err)

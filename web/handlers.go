@@ -13,9 +13,27 @@ import (
 	"ctxsim/scenarios"
 	"ctxsim/web/httperr"
 	"ctxsim/web/page"
+	"ctxsim/web/uploads"
 )
 
-func (s *Server) healthz(c echo.Context) error { return c.String(http.StatusOK, "ok\n") }
+// healthz answers 200 while the server serves lessons, for supervisors
+// and load balancers, with what works: {"lessons": "ok", "rooms": "ok"},
+// rooms "unavailable" while the room store cannot be used (NATS down, or
+// its bucket being made again after NATS lost it).
+func (s *Server) healthz(c echo.Context) error {
+	rooms := "ok"
+	if err := s.rooms.Health(c.Request().Context()); err != nil {
+		rooms = "unavailable"
+	}
+	c.Response().Header().Set(echo.HeaderCacheControl, "no-store")
+	return c.JSON(http.StatusOK, healthJSON{Lessons: "ok", Rooms: rooms})
+}
+
+// healthJSON is the body of /healthz.
+type healthJSON struct {
+	Lessons string `json:"lessons"`
+	Rooms   string `json:"rooms"`
+}
 
 // index lists the lessons in the visitor's language. /en and /ja name it;
 // "/" resolves it from the cookie or Accept-Language, so it varies on
@@ -54,7 +72,14 @@ func (s *Server) langOrLesson(c echo.Context) error {
 		return s.index(c)
 	}
 	if l, ok := s.lib().byID[v]; ok {
-		return c.Redirect(http.StatusFound, page.LessonURL(page.State{Lang: s.langOf(c), Lesson: l.ID, Policy: l.DefaultPolicy(), Step: 1}))
+		return c.Redirect(http.StatusFound, firstStep(s.langOf(c), l))
+	}
+	if uploads.IsID(v) {
+		l, err := s.lesson(v)
+		if err != nil {
+			return err
+		}
+		return c.Redirect(http.StatusFound, firstStep(s.langOf(c), l))
 	}
 	if err := s.preparing(s.lib(), v); err != nil {
 		return err
@@ -100,7 +125,12 @@ func (s *Server) lessonState(c echo.Context) error {
 		return s.redirectQuery(c, l, st, q)
 	}
 	rememberLang(c, st.Lang)
-	return s.servePage(c, page.LessonURL(st), varyCoding, func() (templ.Component, error) { return s.pages.Page(l, st) })
+	build := func() (templ.Component, error) { return s.pages.Page(l, st) }
+	if u := s.localUpload(l); u != nil {
+		// The projector and the speaker notes show the lesson alone.
+		return s.serveUpload(c, u, st.Lang, page.LessonURL(st), st.View == "", build)
+	}
+	return s.servePage(c, page.LessonURL(st), varyCoding, build)
 }
 
 // redirectStep sends ?step=N (the step bar's jump field) to step N of the
@@ -147,5 +177,9 @@ func (s *Server) handout(c echo.Context) error {
 		return err
 	}
 	st := page.State{Lang: lang, Lesson: l.ID, Policy: p, Step: 1}
-	return s.servePage(c, page.HandoutURL(st), varyCoding, func() (templ.Component, error) { return s.pages.Handout(l, st) })
+	build := func() (templ.Component, error) { return s.pages.Handout(l, st) }
+	if u := s.localUpload(l); u != nil {
+		return s.serveUpload(c, u, lang, page.HandoutURL(st), true, build)
+	}
+	return s.servePage(c, page.HandoutURL(st), varyCoding, build)
 }

@@ -56,7 +56,7 @@ func TestRoutes(t *testing.T) {
 		{"custom threshold", "/en/context-memory/compaction-on.memory-on.threshold-96.rec-1/9", nil, 200, "", []string{"mechanical excerpt"}},
 		{"jump to a step", defaultState + "/4?step=11", nil, 302, defaultState + "/11", nil},
 		{"jump to a step of a comparison", "/en/context-memory/" + cmPolicy + "/vs/" + cmOverflow + "/2?step=9", nil, 302, "/en/context-memory/" + cmPolicy + "/vs/" + cmOverflow + "/9", nil},
-		{"healthz", "/healthz", nil, 200, "", []string{"ok"}},
+		{"healthz", "/healthz", nil, 200, "", []string{`{"lessons":"ok","rooms":"ok"}`}},
 		{"api lessons", "/api/lessons", nil, 200, "", []string{`"id":"context-memory"`, `"title":`}},
 	}
 	for _, tt := range tests {

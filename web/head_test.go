@@ -1,11 +1,13 @@
 package web
 
 import (
+	"context"
 	"encoding/json"
 	"io"
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestHeadOnEveryGetRoute walks the route table: every GET route has
@@ -17,32 +19,41 @@ func TestHeadOnEveryGetRoute(t *testing.T) {
 	ts := startHTTP(t, s)
 	code := openRoomOver(t, ts.URL)
 	vs := defaultState + "/vs/compaction-off.memory-on.threshold-92.rec-1"
+	up := uploadedAt(t, s.Handler(), nil, fixture(t, "cc_compaction.jsonl")) // an uploaded session's first step
+	upID := stepOneRE.FindStringSubmatch(up)[2]
 	examples := map[string][]string{
+		"/:lang/:lesson/report":              {"/en/" + upID + "/report", "/en/context-memory/report"},
 		"/":                                  {"/"},
 		"/healthz":                           {"/healthz"},
 		"/static/:file":                      {s.assets.urls.CSS, s.assets.urls.Icon, "/static/nope.css"},
 		"/api/lessons":                       {"/api/lessons"},
-		"/api/lessons/:id/frames":            {"/api/lessons/context-memory/frames", "/api/lessons/nope/frames"},
+		"/api/lessons/:id/frames":            {"/api/lessons/context-memory/frames", "/api/lessons/nope/frames", "/api/lessons/" + upID + "/frames"},
 		"/rooms/:code":                       {"/rooms/" + code, "/rooms/ZZZZZZ"},
 		"/join/:code":                        {"/join/" + code},
-		"/:lang":                             {"/en", "/ja", "/context-memory", "/nope"},
+		"/:lang":                             {"/en", "/ja", "/context-memory", "/nope", "/" + upID},
 		"/:lang/":                            {"/en/"},
 		"/:lang/:lesson":                     {"/en/context-memory"},
 		"/:lang/:lesson/:policy":             {defaultState},
 		"/:lang/:lesson/:policy/handout":     {defaultState + "/handout"},
-		"/:lang/:lesson/:policy/:step":       {defaultState + "/8", "/en/context-memory/compaction-on.memory-on.threshold-73.rec-1/8", defaultState + "/8?threshold=50", defaultState + "/99"},
-		"/:lang/:lesson/:policy/:step/:view": {defaultState + "/8/present", defaultState + "/8/notes"},
+		"/:lang/:lesson/:policy/:step":       {defaultState + "/8", "/en/context-memory/compaction-on.memory-on.threshold-73.rec-1/8", defaultState + "/8?threshold=50", defaultState + "/99", up},
+		"/:lang/:lesson/:policy/:step/:view": {defaultState + "/8/present", defaultState + "/8/notes", up + "/present"},
 		"/:lang/:lesson/:policy/vs/:b/:step": {vs + "/8"},
 		"/:lang/:lesson/:policy/vs/:b/:step/:view": {vs + "/8/present"},
 	}
-	// The event stream is GET only: a HEAD would hold the connection open.
+	// The event stream never ends: GET is read up to its headers only.
 	const stream = "/rooms/:code/events"
 	client := &http.Client{
 		Transport:     &http.Transport{DisableCompression: true}, // we set Accept-Encoding and read the raw bytes
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
 	}
 	for _, r := range s.echo.Routes() {
-		if r.Method != http.MethodGet || r.Path == stream {
+		if r.Method != http.MethodGet {
+			continue
+		}
+		if r.Path == stream {
+			for _, c := range []string{code, "ZZZZZZ"} {
+				headEvents(t, client, ts.URL+"/rooms/"+c+"/events")
+			}
 			continue
 		}
 		urls, ok := examples[r.Path]
@@ -69,6 +80,36 @@ func TestHeadOnEveryGetRoute(t *testing.T) {
 					}
 				}
 			}
+		}
+	}
+}
+
+// headEvents checks that HEAD on an event stream answers at once what GET
+// starts with (status, type, caching), with no body and no stream held.
+func headEvents(t *testing.T, client *http.Client, url string) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	g, err := client.Do(req)
+	if err != nil {
+		t.Fatalf("GET %s: %v", url, err)
+	}
+	defer g.Body.Close()
+	hctx, hcancel := context.WithTimeout(t.Context(), 5*time.Second)
+	defer hcancel()
+	hreq, _ := http.NewRequestWithContext(hctx, http.MethodHead, url, nil)
+	h, err := client.Do(hreq)
+	if err != nil {
+		t.Fatalf("HEAD %s: %v (a HEAD must not wait on the stream)", url, err)
+	}
+	h.Body.Close()
+	if h.StatusCode != g.StatusCode {
+		t.Errorf("HEAD %s = %d; GET = %d", url, h.StatusCode, g.StatusCode)
+	}
+	for _, k := range []string{"Content-Type", "Cache-Control"} {
+		if h.Header.Get(k) != g.Header.Get(k) {
+			t.Errorf("HEAD %s %s = %q; GET has %q", url, k, h.Header.Get(k), g.Header.Get(k))
 		}
 	}
 }

@@ -7,13 +7,18 @@ import (
 
 	"ctxsim/web/internal/testlessons"
 	"ctxsim/web/rooms"
+	"ctxsim/web/uploads"
 )
+
+// testHosts are the names test servers answer to besides localhost and IP
+// addresses: example.com is the host of httptest.NewRequest.
+var testHosts = []string{"example.com"}
 
 // builtins is the configuration of a server over the built-in lessons,
 // loaded once per test binary.
 func builtins() (Config, error) {
 	b, err := testlessons.Builtin()
-	return Config{Lessons: b.Lessons, Tokens: b.Tokens}, err
+	return Config{Lessons: b.Lessons, Tokens: b.Tokens, Hosts: testHosts}, err
 }
 
 // sharedServer builds the Server once per test binary: loading o200k_base
@@ -26,6 +31,7 @@ var sharedServer = sync.OnceValues(func() (*Server, error) {
 	// Every test opens rooms from the same address; the per-client rate
 	// has tests of its own, on servers of their own.
 	cfg.RoomLimits = rooms.Limits{CreateBurst: 100_000}
+	cfg.UploadLimits = uploads.Limits{Burst: 100_000}
 	return New(cfg)
 })
 
@@ -38,6 +44,7 @@ func newServerWith(t testing.TB, cfg Config) *Server {
 		t.Fatalf("load lessons: %v", err)
 	}
 	cfg.Lessons, cfg.Tokens = base.Lessons, base.Tokens
+	cfg.Hosts = append(cfg.Hosts, testHosts...)
 	s, err := New(cfg)
 	if err != nil {
 		t.Fatalf("build server: %v", err)
@@ -76,21 +83,28 @@ type apiDoc struct {
 }
 
 type apiFrame struct {
-	Step           int                `json:"step"`
-	Kind           string             `json:"kind"`
-	TraceStep      string             `json:"trace_step"`
-	TotalTokens    int                `json:"total_tokens"`
-	Error          *string            `json:"error"`
-	Blocks         []apiBlock         `json:"blocks"`
-	Pending        *apiBlock          `json:"pending"`
-	MemoryFile     []string           `json:"memory_file"`
-	MemoryInjected []string           `json:"memory_injected"`
-	Events         []map[string]any   `json:"events"`
-	Narration      []string           `json:"narration"`
-	Session        int                `json:"session"`
-	Cache          map[string]any     `json:"cache"`
-	Counters       map[string]any     `json:"counters"`
-	Extra          map[string]float64 `json:"-"`
+	Step           int              `json:"step"`
+	Kind           string           `json:"kind"`
+	TraceStep      string           `json:"trace_step"`
+	TotalTokens    int              `json:"total_tokens"`
+	Error          *string          `json:"error"`
+	Blocks         []apiBlock       `json:"blocks"`
+	Pending        *apiBlock        `json:"pending"`
+	MemoryFile     []string         `json:"memory_file"`
+	MemoryInjected []string         `json:"memory_injected"`
+	Events         []map[string]any `json:"events"`
+	Narration      []string         `json:"narration"`
+	Session        int              `json:"session"`
+	Cache          map[string]any   `json:"cache"`
+	Counters       map[string]any   `json:"counters"`
+	Categories     []struct {
+		Name   string `json:"name"`
+		Tokens int    `json:"tokens"`
+	} `json:"categories"`
+	ProviderTokens       *int               `json:"provider_tokens"`
+	ProviderCacheRead    *int               `json:"provider_cache_read"`
+	ProviderCacheWritten *int               `json:"provider_cache_written"`
+	Extra                map[string]float64 `json:"-"`
 }
 
 type apiBlock struct {

@@ -51,7 +51,7 @@ func BenchmarkImportedStepPage(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	s, err := New(Config{Lessons: extra, Tokens: base.Tokens})
+	s, err := New(Config{Lessons: extra, Tokens: base.Tokens, Hosts: testHosts})
 	if err != nil {
 		b.Fatal(err)
 	}

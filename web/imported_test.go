@@ -26,7 +26,7 @@ var importedServer = sync.OnceValues(func() (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	return New(Config{Lessons: append(append([]*scenarios.Lesson{}, base.Lessons...), extra...), Tokens: base.Tokens})
+	return New(Config{Lessons: append(append([]*scenarios.Lesson{}, base.Lessons...), extra...), Tokens: base.Tokens, Hosts: testHosts})
 })
 
 // TestImportedLessons: an imported session is a lesson like any other.
@@ -104,31 +104,30 @@ func TestImportedPage(t *testing.T) {
 	h := s.Handler()
 	l := s.lib().byID["session-cc-compaction"]
 	p := l.DefaultPolicy()
-	if p.String() != "compaction-recorded.threshold-92.strategy-off.window-200000" {
-		t.Fatalf("default policy %s; want compaction as recorded, the compressor off, the 200k window", p)
+	if p.String() != "compaction-recorded.threshold-77.strategy-off.window-200000" {
+		t.Fatalf("default policy %s; want compaction as recorded at the session's own threshold (77%%), the compressor off, the 200k window", p)
 	}
 	page := func(step int) string {
 		return getOK(t, h, page.LessonURL(page.State{Lang: "en", Lesson: l.ID, Policy: p, Step: step}))
 	}
 	first := page(1)
+	// Step 1 is the first model call's request: what the file does not
+	// hold and the user's message, at the provider's count (9,020: 20 new,
+	// 9,000 written to the cache).
 	for _, want := range []string{"claude-opus-4-1", "2025-06-02 09:00 – 2025-06-02 09:06 UTC", "cc_compaction.jsonl", "ctxsim import",
-		"System prompt (not in the file)"} {
+		"not in the file", `data-testid="usage-panel"`, "9.0k", "20 new", `data-testid="categories"`} {
 		if !strings.Contains(first, want) {
 			t.Errorf("step 1 does not say %q", want)
 		}
 	}
-	// Step 2 is the Bash call: its model call's usage is in the file.
-	two := page(2)
-	for _, want := range []string{`data-testid="usage-panel"`, "9.0k", "20 new"} {
-		if !strings.Contains(two, want) {
-			t.Errorf("step 2 (the Bash call) lacks %q in the usage panel", want)
-		}
+	if !strings.Contains(first, "77% (the session&#39;s own)") {
+		t.Error("step 1 does not offer the session's own threshold by its name")
 	}
-	// Step 5 is the recorded summary.
-	five := page(5)
+	// Step 4 is the recorded summary.
+	four := page(4)
 	for _, want := range []string{`data-testid="loss-panel"`, "This session is being continued", "cc_compaction.jsonl (line 5)"} {
-		if !strings.Contains(five, want) {
-			t.Errorf("step 5 (the recorded summary) lacks %q", want)
+		if !strings.Contains(four, want) {
+			t.Errorf("step 4 (the recorded summary) lacks %q", want)
 		}
 	}
 	var doc apiDoc
@@ -143,6 +142,22 @@ func TestImportedPage(t *testing.T) {
 	if doc.Window != 50000 || doc.Policy["window"] != "50000" || doc.Policy["compaction"] != "recorded" {
 		t.Errorf("frames API window %d, policy %v; want the 50000 window, compaction recorded", doc.Window, doc.Policy)
 	}
+	// The request frames carry the provider's count and its cache split;
+	// every frame's categories sum to its total.
+	f := doc.Frames[0]
+	if f.ProviderTokens == nil || *f.ProviderTokens != 9020 || *f.ProviderTokens != f.TotalTokens || f.ProviderCacheRead == nil || *f.ProviderCacheRead != 0 ||
+		f.ProviderCacheWritten == nil || *f.ProviderCacheWritten != 9000 {
+		t.Errorf("frame 1: provider_tokens %v, cache read %v, written %v, total %d; want 9,020 (0 read, 9,000 written), the total", f.ProviderTokens, f.ProviderCacheRead, f.ProviderCacheWritten, f.TotalTokens)
+	}
+	for _, f := range doc.Frames {
+		sum := 0
+		for _, c := range f.Categories {
+			sum += c.Tokens
+		}
+		if sum != f.TotalTokens || len(f.Categories) == 0 || f.Categories[0].Name != "unseen" {
+			t.Errorf("frame %d: categories %v sum to %d; want the total %d, from what the file does not hold", f.Step, f.Categories, sum, f.TotalTokens)
+		}
+	}
 }
 
 // TestLongSession: a lesson whose default run is long is prepared under
@@ -154,7 +169,7 @@ func TestLongSession(t *testing.T) {
 		t.Fatal(err)
 	}
 	l := s0.lib().byID["session-grouped"]
-	s, err := New(Config{Lessons: []*scenarios.Lesson{l}, Tokens: s0.tok, LongRun: 1})
+	s, err := New(Config{Lessons: []*scenarios.Lesson{l}, Tokens: s0.tok, LongRun: 1, Hosts: testHosts})
 	if err != nil {
 		t.Fatal(err)
 	}

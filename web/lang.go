@@ -13,10 +13,17 @@ import (
 
 const langCookie = "lang"
 
-// langOf picks the page language: the path's, then the cookie a previous
-// page set, then Accept-Language; English otherwise.
+// langKey is where a handler puts the language a request says in its body
+// (an upload's form) for the pages that answer it.
+const langKey = "ctxsim.lang"
+
+// langOf picks the page language: the path's (or the form's), then the
+// cookie a previous page set, then Accept-Language; English otherwise.
 func (s *Server) langOf(c echo.Context) string {
 	if l := c.Param("lang"); slices.Contains(scenarios.Languages, l) {
+		return l
+	}
+	if l, ok := c.Get(langKey).(string); ok {
 		return l
 	}
 	if ck, err := c.Cookie(langCookie); err == nil && slices.Contains(scenarios.Languages, ck.Value) {

@@ -1,6 +1,7 @@
 package web
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"maps"
@@ -13,6 +14,7 @@ import (
 	"ctxsim/sim"
 	"ctxsim/web/httperr"
 	"ctxsim/web/page"
+	"ctxsim/web/uploads"
 )
 
 // library is the lessons a server serves and what preparing them made. It
@@ -101,7 +103,7 @@ func (s *Server) Add(l *scenarios.Lesson) error {
 	if _, dup := s.lib().byID[l.ID]; dup {
 		return fmt.Errorf("lesson %q is defined twice", l.ID)
 	}
-	p, err := s.prepare(l) // the lessons before it are served meanwhile
+	p, err := s.prepare(l, false) // the lessons before it are served meanwhile
 	if err != nil {
 		return err
 	}
@@ -133,11 +135,19 @@ func (s *Server) publish(lib *library) {
 }
 
 // lesson returns the lesson id names; a 503 while it is being prepared, a
-// 404 when the server has no such lesson.
+// 404 when the server has no such lesson. An uploaded session is a lesson
+// known only by its id (and this counts as its use).
 func (s *Server) lesson(id string) (*scenarios.Lesson, error) {
 	lib := s.lib()
 	if l, ok := lib.byID[id]; ok {
 		return l, nil
+	}
+	if s.uploads != nil && uploads.IsID(id) {
+		u, err := s.uploads.Get(context.Background(), id)
+		if err != nil {
+			return nil, uploadErr(err)
+		}
+		return u.lesson, nil
 	}
 	if err := s.preparing(lib, id); err != nil {
 		return nil, err
@@ -183,9 +193,10 @@ type keptRun struct {
 // window box that its largest overflow needs. A long session (its default
 // run alone holds more than longRun blocks) is prepared under its default
 // policy only: its other policies replay on demand through the bounded
-// replay cache, and its box keeps the largest room class below it. The
-// runs count against the run budget of the lesson's limits.
-func (s *Server) prepare(l *scenarios.Lesson) (*prepared, error) {
+// replay cache, and its box keeps the largest room class below it. So is
+// a lesson prepared onlyDefault (an uploaded session: its visitor waits).
+// The runs count against the run budget of the lesson's limits.
+func (s *Server) prepare(l *scenarios.Lesson, onlyDefault bool) (*prepared, error) {
 	if c, ok := s.tok.(interface{ CountAll([]string) }); ok {
 		c.CountAll(l.Texts()) // on every CPU; the runs then look counts up
 	}
@@ -203,6 +214,10 @@ func (s *Server) prepare(l *scenarios.Lesson) (*prepared, error) {
 		return nil, fmt.Errorf("run lesson %s: %w", l.ID, err)
 	}
 	out := &prepared{l: l, runs: []keptRun{{dp, def}}}
+	if onlyDefault {
+		out.reserve = page.ReserveFor(max(reserve, page.BoxHeight))
+		return out, nil
+	}
 	if frameBlocks(def) > s.longRun {
 		out.reserve = page.ReserveFor(max(reserve, page.BoxHeight))
 		s.log.Info("a long session: policies other than the default replay on demand", "lesson", l.ID, "presets", len(l.PresetPolicies()))
@@ -242,7 +257,7 @@ func (s *Server) prepareAll(ls []*scenarios.Lesson) ([]*prepared, error) {
 		wg.Go(func() {
 			sem <- struct{}{}
 			defer func() { <-sem }()
-			out[i], errs[i] = s.prepare(l)
+			out[i], errs[i] = s.prepare(l, false)
 		})
 	}
 	wg.Wait()

@@ -75,8 +75,13 @@ func (s *Server) cachedPage(c echo.Context) (*body, bool) {
 // building and rendering it first when it is not kept. Concurrent first
 // visitors of one page wait for a single render.
 func (s *Server) servePage(c echo.Context, key, vary string, build func() (templ.Component, error)) error {
+	return s.serveFrom(c, s.caches.pages, key, vary, build)
+}
+
+// serveFrom is servePage with the pages kept in cache.
+func (s *Server) serveFrom(c echo.Context, cache *lru.Cache[*body], key, vary string, build func() (templ.Component, error)) error {
 	ctx := context.WithoutCancel(c.Request().Context()) // the render is shared: one visitor leaving must not fail it for the others
-	b, err := s.caches.pages.GetOrMake(key, func() (*body, int64, error) {
+	b, err := cache.GetOrMake(key, func() (*body, int64, error) {
 		comp, err := build()
 		if err != nil {
 			return nil, 0, err
@@ -86,7 +91,7 @@ func (s *Server) servePage(c echo.Context, key, vary string, build func() (templ
 			return nil, 0, fmt.Errorf("render %s: %w", key, err)
 		}
 		b := newBody(raw, echo.MIMETextHTMLCharsetUTF8, s.caches.zip)
-		b.grew = func(n int64) { s.caches.pages.Grow(key, b, n) }
+		b.grew = func(n int64) { cache.Grow(key, b, n) }
 		return b, int64(len(key) + len(raw)), nil
 	})
 	if err != nil {

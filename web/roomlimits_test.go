@@ -9,6 +9,7 @@ import (
 	"net/netip"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -17,12 +18,16 @@ import (
 )
 
 // roomRequestFrom makes one request to h as if from peer (host:port), with
-// extra headers as name, value pairs.
+// extra headers as name, value pairs ("Host" sets the request's host).
 func roomRequestFrom(t *testing.T, h http.Handler, method, path, body, peer string, header ...string) *httptest.ResponseRecorder {
 	t.Helper()
 	req := httptest.NewRequest(method, path, strings.NewReader(body))
 	req.RemoteAddr = peer
 	for i := 0; i+1 < len(header); i += 2 {
+		if header[i] == "Host" {
+			req.Host = header[i+1]
+			continue
+		}
 		req.Header.Set(header[i], header[i+1])
 	}
 	rec := httptest.NewRecorder()
@@ -74,7 +79,7 @@ func TestRoomSameOrigin(t *testing.T) {
 // A trusted proxy's X-Forwarded-Host counts as this site; anyone else's
 // does not.
 func TestRoomSameOriginBehindProxy(t *testing.T) {
-	s := newServerWith(t, Config{TrustedProxies: []netip.Prefix{netip.MustParsePrefix("10.0.0.0/8")}})
+	s := newServerWith(t, Config{TrustedProxies: []netip.Prefix{netip.MustParsePrefix("10.0.0.0/8")}, Hosts: []string{"ctxsim.example"}})
 	h := s.Handler()
 	hdr := []string{"Origin", "https://ctxsim.example", "X-Forwarded-Host", "ctxsim.example"}
 	if rec := roomRequestFrom(t, h, "POST", "/rooms", "", "10.1.2.3:5000", hdr...); rec.Code != http.StatusCreated {
@@ -291,5 +296,92 @@ func TestParseTrustedProxies(t *testing.T) {
 		if _, err := ParseTrustedProxies(bad); err == nil {
 			t.Errorf("ParseTrustedProxies(%q) accepted", bad)
 		}
+	}
+}
+
+// Behind a trusted proxy, each client address may have opened at most
+// ClientRooms live rooms, those its own event streams keep open past
+// their expiry included: past it, 429 with Retry-After; a room it ends,
+// or one that expires once no stream holds it, frees a place. Another
+// client is not affected.
+func TestRoomsPerClient(t *testing.T) {
+	now := time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)
+	var mu sync.Mutex
+	clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
+	advance := func(d time.Duration) { mu.Lock(); defer mu.Unlock(); now = now.Add(d) }
+	m := store.NewMemory(clock, store.Limits{TTL: 2 * time.Hour, FullTTL: 10 * time.Minute, Rooms: 100})
+	var logs bytes.Buffer
+	s := newServerWith(t, Config{Rooms: m, RoomLimits: rooms.Limits{ClientRooms: 3, CreateBurst: 1000},
+		TrustedProxies: []netip.Prefix{netip.MustParsePrefix("10.0.0.0/8")}, Log: slog.New(slog.NewTextHandler(&logs, nil))})
+	h := s.Handler()
+	ts := startRoomHTTP(t, peerHandler(h))
+	const proxy = "10.0.0.1:4000"
+	open := func(client string) *httptest.ResponseRecorder {
+		return roomRequestFrom(t, h, "POST", "/rooms", "", proxy, "X-Forwarded-For", client)
+	}
+	stream := func(code, client string) context.CancelFunc {
+		ctx, cancel := context.WithCancel(t.Context())
+		t.Cleanup(cancel)
+		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, ts.URL+"/rooms/"+code+"/events", nil)
+		req.Header.Set("X-Test-Peer", proxy)
+		req.Header.Set("X-Forwarded-For", client)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil || resp.StatusCode != http.StatusOK {
+			t.Fatalf("stream on %s from %s = %v, %v", code, client, resp, err)
+		}
+		t.Cleanup(func() { resp.Body.Close() })
+		return cancel
+	}
+	const a, b = "198.51.100.1", "198.51.100.2"
+	var held []roomDoc
+	var stop []context.CancelFunc
+	for i := range 3 {
+		rec := open(a)
+		if rec.Code != http.StatusCreated {
+			t.Fatalf("client A's room %d = %d; want 201", i+1, rec.Code)
+		}
+		r := decodeRoom(t, rec)
+		held = append(held, r)
+		stop = append(stop, stream(r.Code, a))
+	}
+	advance(3 * time.Hour) // past the TTL: only the streams keep A's rooms
+	refused := func(what string) {
+		t.Helper()
+		rec := open(a)
+		if ra, _ := strconv.Atoi(rec.Header().Get("Retry-After")); rec.Code != http.StatusTooManyRequests || ra < 1 {
+			t.Fatalf("%s = %d, Retry-After %q; want 429 with Retry-After\n%s", what, rec.Code, rec.Header().Get("Retry-After"), rec.Body.String())
+		}
+	}
+	refused("client A's fourth room, its three held open by its streams")
+	if rec := open(b); rec.Code != http.StatusCreated {
+		t.Errorf("client B's room while A is at its cap = %d; want 201", rec.Code)
+	}
+	// A ends a room: one place free.
+	if rec := roomRequestFrom(t, h, "DELETE", "/rooms/"+held[0].Code, roomBody(held[0].Key, ""), proxy, "X-Forwarded-For", a); rec.Code != http.StatusNoContent {
+		t.Fatalf("DELETE = %d", rec.Code)
+	}
+	rec := open(a)
+	if rec.Code != http.StatusCreated {
+		t.Fatalf("client A's room after it ended one = %d; want 201", rec.Code)
+	}
+	stream(decodeRoom(t, rec).Code, a)
+	advance(3 * time.Hour)
+	refused("client A's room at its cap again")
+	// A stream ends; its room expires a TTL after and frees its place.
+	stop[1]()
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		advance(3 * time.Hour)
+		if rec := open(a); rec.Code == http.StatusCreated {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("client A's rooms: one whose stream ended did not free its place a TTL later")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	s.rooms.Report()
+	if !strings.Contains(logs.String(), "client_rooms=") {
+		t.Errorf("summary %q; want client_rooms=N", logs.String())
 	}
 }

@@ -1,6 +1,8 @@
 package web
 
 import (
+	"encoding/json"
+	"net"
 	"net/http"
 	"strconv"
 	"strings"
@@ -102,4 +104,84 @@ func TestRoomsAcrossServersOnNATS(t *testing.T) {
 	if ev := st.next(t, 2*time.Second); ev.name != "closed" {
 		t.Errorf("follower on B after the room closed on A: %+v; want closed", ev)
 	}
+}
+
+// healthOf reads /healthz: its status and what it says of rooms.
+func healthOf(t *testing.T, h http.Handler) (int, string) {
+	t.Helper()
+	rec := roomCall(t, h, http.MethodGet, "/healthz", "")
+	var body struct{ Lessons, Rooms string }
+	if err := json.Unmarshal(rec.Body.Bytes(), &body); err != nil || body.Lessons != "ok" {
+		t.Fatalf("/healthz = %d %q; want JSON with lessons ok", rec.Code, rec.Body.String())
+	}
+	return rec.Code, body.Rooms
+}
+
+// NATS restarts without its stored data: /healthz stays 200 and says rooms
+// are unavailable while NATS is down; once NATS is back, rooms open again
+// within seconds without restarting ctxsim, and a follower of a room NATS
+// lost hears it closed.
+func TestRoomsAfterNATSLostItsStore(t *testing.T) {
+	ns, err := natsembed.Start(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := ns.Addr().(*net.TCPAddr).Port
+	s := newServerWith(t, Config{Rooms: natsRooms(t, ns.ClientURL())})
+	h := s.Handler()
+	ts := startRoomHTTP(t, h)
+	waitHealth := func(want string, within time.Duration) {
+		t.Helper()
+		deadline := time.Now().Add(within)
+		for {
+			code, rooms := healthOf(t, h)
+			if code != http.StatusOK {
+				t.Fatalf("/healthz = %d; want 200 (lessons are served)", code)
+			}
+			if rooms == want {
+				return
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("/healthz says rooms %q after %v; want %q", rooms, within, want)
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+	}
+	waitHealth("ok", 5*time.Second)
+	room := openTestRoom(t, h, cmURL("en", cmPolicy, 1))
+	st := openEvents(t, http.DefaultClient, ts.URL+"/rooms/"+room.Code+"/events")
+	if ev := st.next(t, 2*time.Second); ev.data != cmURL("en", cmPolicy, 1) {
+		t.Fatalf("first event %+v", ev)
+	}
+
+	ns.Shutdown()
+	ns.WaitForShutdown()
+	waitHealth("unavailable", 5*time.Second)
+
+	ns2, err := natsembed.StartPort(t.TempDir(), port)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(ns2.Shutdown)
+	back := time.Now()
+	deadline := back.Add(10 * time.Second)
+	for {
+		rec := roomCall(t, h, http.MethodPost, "/rooms", roomBody("", cmURL("en", cmPolicy, 2)))
+		if rec.Code == http.StatusCreated {
+			break
+		}
+		if rec.Code != http.StatusServiceUnavailable || time.Now().After(deadline) {
+			t.Fatalf("POST /rooms %v after NATS came back without its store = %d %s; want 201 within 10 s",
+				time.Since(back).Round(time.Millisecond), rec.Code, rec.Body.String())
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	t.Logf("rooms open again %v after NATS restarted without its store", time.Since(back).Round(10*time.Millisecond))
+	if ev := st.next(t, 5*time.Second); ev.name != "closed" {
+		t.Errorf("follower of the room NATS lost: %+v; want closed", ev)
+	}
+	if rec := roomCall(t, h, http.MethodGet, "/rooms/"+room.Code, ""); rec.Code != http.StatusNotFound {
+		t.Errorf("GET the lost room = %d; want 404", rec.Code)
+	}
+	waitHealth("ok", 10*time.Second)
 }

@@ -414,8 +414,9 @@ func startRoomHTTP(t *testing.T, h http.Handler) *httptest.Server {
 	return ts
 }
 
-// roomTab starts a chromium of its own (own profile, own sessionStorage)
-// on base, at 1440×900, recording CSP violations in window.__csp.
+// roomTab opens a tab in a browser context of its own (own profile, own
+// sessionStorage) of the shared Chromium on base, at 1440×900, recording
+// CSP violations in window.__csp.
 func roomTab(t *testing.T, base string) *chromeTab {
 	t.Helper()
 	// The shared Chromium keeps background tabs' timers running.

@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"net/netip"
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -19,9 +20,13 @@ import (
 	"ctxsim/catalog"
 	"ctxsim/scenarios"
 	"ctxsim/sim"
+	"ctxsim/transcript"
+	"ctxsim/web/hosts"
+	"ctxsim/web/httperr"
 	"ctxsim/web/page"
 	"ctxsim/web/rooms"
 	"ctxsim/web/rooms/store"
+	"ctxsim/web/uploads"
 )
 
 // Config is what a Server is built from.
@@ -39,6 +44,11 @@ type Config struct {
 	// this site (same-origin check). None by default: the peer address is
 	// the client.
 	TrustedProxies []netip.Prefix
+	// Hosts are the names this server answers to besides localhost and IP
+	// addresses (serve -host): a request that asks for another host (Host,
+	// or a trusted proxy's X-Forwarded-Host) gets 421, as a DNS-rebinding
+	// page's would. A static copy answers any host.
+	Hosts []string
 
 	// PageCacheBytes bounds the rendered pages kept in memory, with their
 	// compressed encodings: 64 MiB when 0, nothing kept when negative.
@@ -52,6 +62,13 @@ type Config struct {
 	// past which the lesson is a long session, prepared at start-up under
 	// its default policy only: 100,000 when 0.
 	LongRun int
+	// Uploads is where uploaded sessions are shared by every server on it
+	// (uploads.NATS); nil keeps each in the server that received it.
+	Uploads uploads.Remote
+	// UploadLimits bound uploaded sessions; zero fields take
+	// uploads.DefaultLimits.
+	UploadLimits uploads.Limits
+
 	// Static renders pages for a static copy (ctxsim export, package
 	// export): no rooms, the CSP in a meta tag, notes where a control needs
 	// the server, and only the comparisons a static copy holds (Site).
@@ -75,7 +92,16 @@ type Server struct {
 	runs    *runs           // the lessons' runs: kept presets, cached replays (runs.go)
 	pages   *page.Builder   // builds every page from a lesson, a state and its runs
 	encoded map[string]bool // route paths whose handlers pick their own content coding
+	hosts   *hosts.Rule     // the hosts this server answers to; nil for a static copy
 	export  bool            // pages for a static copy (Config.Static)
+	trusted []netip.Prefix  // Config.TrustedProxies
+	// uploads are the uploaded sessions (nil in a static copy); receiving
+	// bounds the uploads in progress (maxReceiving), importing the imports
+	// running at once, one per CPU.
+	uploads    *uploads.Store[*upload]
+	receiving  chan struct{}
+	importing  chan struct{}
+	uploadRead transcript.Options // the reader's limits on an uploaded session
 }
 
 // New builds a Server: it runs every preset policy of every lesson once,
@@ -86,6 +112,8 @@ func New(cfg Config) (*Server, error) {
 	if cfg.Log == nil {
 		cfg.Log = discardLogger()
 	}
+	// No log line names an uploaded session: its id is its secret.
+	cfg.Log = slog.New(uploads.RedactHandler(cfg.Log.Handler()))
 	if cfg.Catalog == nil {
 		c, err := catalog.Load()
 		if err != nil {
@@ -94,7 +122,9 @@ func New(cfg Config) (*Server, error) {
 		cfg.Catalog = c
 	}
 	s := &Server{tok: cfg.Tokens, log: cfg.Log, longRun: cmp.Or(cfg.LongRun, defaultLongRun), cat: cfg.Catalog,
-		caches: newCaches(cfg), encoded: map[string]bool{}, export: cfg.Static}
+		caches: newCaches(cfg), encoded: map[string]bool{}, export: cfg.Static, trusted: cfg.TrustedProxies,
+		importing: make(chan struct{}, runtime.GOMAXPROCS(0)), receiving: make(chan struct{}, maxReceiving),
+		uploadRead: transcript.Options{MaxRecords: maxUploadRecords, MaxMessages: maxUploadMessages}}
 	var err error
 	if s.assets, err = buildAssets(s.cat.Script()); err != nil {
 		return nil, err
@@ -103,6 +133,10 @@ func New(cfg Config) (*Server, error) {
 		s.assets.urls.Static, s.assets.urls.CSP, s.assets.urls.Room = true, MetaContentSecurityPolicy, ""
 	}
 	s.runs = newRuns(&s.library, s.tok, cfg)
+	if !s.export {
+		s.uploads = s.newUploads(cfg)
+		s.runs.upload = s.uploadRuns
+	}
 	s.pages = page.New(page.Config{Catalog: s.cat, Tokens: s.tok, Runs: s.runs, Assets: s.assets.urls, Log: s.log, Static: s.export})
 	lib := newLibrary()
 	for _, l := range cfg.Lessons {
@@ -126,6 +160,11 @@ func New(cfg Config) (*Server, error) {
 	if rs == nil {
 		rs = store.NewMemory(time.Now, store.DefaultLimits())
 	}
+	if !s.export {
+		if s.hosts, err = hosts.New(cfg.Hosts, cfg.TrustedProxies); err != nil {
+			return nil, err
+		}
+	}
 	s.rooms = rooms.New(rooms.Config{Store: rs, Limits: cfg.RoomLimits, Trusted: cfg.TrustedProxies, CheckState: s.followState,
 		Example: s.exampleState(), Log: s.log})
 	s.echo = s.newEcho(cfg.TrustedProxies)
@@ -137,20 +176,40 @@ func (s *Server) newEcho(trusted []netip.Prefix) *echo.Echo {
 	e.HideBanner, e.HidePort = true, true
 	e.HTTPErrorHandler = s.handleError
 	e.IPExtractor = ipExtractor(trusted)
-	// A typed or pasted URL with a trailing slash finds its page.
-	e.Pre(middleware.RemoveTrailingSlashWithConfig(middleware.TrailingSlashConfig{RedirectCode: http.StatusMovedPermanently}))
-	e.Use(middleware.Recover())
-	e.Use(middleware.SecureWithConfig(middleware.SecureConfig{
+	// Before routing, so that every response has them: redirects, 404s,
+	// 405s, 413s and 421s too.
+	e.Pre(middleware.Recover())
+	e.Pre(middleware.SecureWithConfig(middleware.SecureConfig{
 		XSSProtection:         "0",
 		ContentTypeNosniff:    "nosniff",
 		XFrameOptions:         "DENY",
 		ReferrerPolicy:        "same-origin",
 		ContentSecurityPolicy: ContentSecurityPolicy,
 	}))
-	e.Use(middleware.BodyLimit("64K"))
+	e.Pre(s.checkHost)
+	// A typed or pasted URL with a trailing slash finds its page.
+	e.Pre(middleware.RemoveTrailingSlashWithConfig(middleware.TrailingSlashConfig{RedirectCode: http.StatusMovedPermanently}))
+	e.Use(middleware.BodyLimitWithConfig(middleware.BodyLimitConfig{Limit: "64K",
+		Skipper: func(c echo.Context) bool { return c.Path() == "/sessions" }})) // an upload has its own limit (maxUploadBody)
+	e.Use(privateUploads)
 	e.Use(s.dynamicGzip())
 	s.routes(e)
 	return e
+}
+
+// checkHost answers 421 to a request for a host this server does not
+// answer to (Config.Hosts). /healthz answers any host: supervisors and
+// load balancers probe it by whatever name they know.
+func (s *Server) checkHost(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		r := c.Request()
+		if s.hosts == nil || r.URL.Path == "/healthz" || s.hosts.Allows(r) {
+			return next(c)
+		}
+		host := httperr.Quote(s.hosts.Asked(r))
+		return &httperr.Error{Code: httperr.Misdirected, Msg: "this server does not answer to the host " + host + " (serve -host NAME adds a name)",
+			Key: "ui.error.misdirected", Args: map[string]string{"host": host}}
+	}
 }
 
 // ContentSecurityPolicy allows scripts and styles from this origin only: no
@@ -180,6 +239,9 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	rctx, stopReports := context.WithCancel(ctx)
 	defer stopReports()
 	go s.rooms.ReportRefusals(rctx)
+	if s.uploads != nil {
+		go s.uploads.Run(rctx)
+	}
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	select {

@@ -71,7 +71,11 @@ func TestStaticPages(t *testing.T) {
 			// digits change the right side: only the default (1) is in the copy
 			[]string{`<span class="seg-opt quick is-disabled" aria-disabled="true" data-testid="quick-2"`},
 			[]string{`data-key="2" data-testid="quick-2"`}, []string{`data-key="1" data-testid="quick-1"`}, nil},
-		{"index", "/en", []string{meta}, nil, nil, nil},
+		// A static copy cannot take an upload, and says so where the index offers it.
+		{"index", "/en", []string{meta, `data-testid="upload-static"`, "it has no server to open your own session"},
+			[]string{`data-testid="upload-form"`, `action="/sessions?lang=en"`}, []string{"ctxsim import SESSION.jsonl"}, nil},
+		{"index, ja", "/ja", []string{`data-testid="upload-static"`, "自分のセッションを開くサーバーがありません"},
+			[]string{`action="/sessions?lang=ja"`}, nil, nil},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"reflect"
+	"regexp"
 	"strconv"
 	"strings"
 
@@ -25,9 +26,15 @@ func (f *File) Name() string { return f.name }
 // tree for lines. It refuses what decoding would quietly drop or change:
 // unknown keys, a second document, an explicit tag, an anchor or alias, an
 // empty value or list item, a fraction where the schema wants a whole
-// number, a number past MaxNumber. Errors are *Error, with the file, the
-// line and the field.
+// number, a number past MaxNumber; and what CheckText refuses. A
+// byte-order mark at the start is read as nothing. Errors are *Error, with
+// the file, the line and the field.
 func Decode(name string, data []byte, v any) (*File, error) {
+	data = Text(data)
+	if e := CheckText(name, data); e != nil {
+		e.Field = fieldOnLine(data, e.Line)
+		return nil, e
+	}
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	dec.KnownFields(true)
 	if err := dec.Decode(v); err != nil {
@@ -35,6 +42,9 @@ func Decode(name string, data []byte, v any) (*File, error) {
 			return nil, &Error{File: name, Msg: "file is empty"}
 		}
 		e := yamlError(name, err)
+		if e.Line == 0 {
+			e.Line = lineOfAlias(data, e.Msg)
+		}
 		if e.Field == "" && e.Line > 0 {
 			// A type error ("cannot unmarshal !!str `abc` into int") names
 			// only the line; find the field whose value is on it.
@@ -156,6 +166,70 @@ func child(n *yaml.Node, part string) (key, value *yaml.Node) {
 		}
 	}
 	return nil, nil
+}
+
+// fieldOnLine is the field of the YAML text data that holds line: the last
+// key at or before it. data may hold bytes YAML refuses; they are read as
+// spaces.
+func fieldOnLine(data []byte, line int) string {
+	clean := []rune(string(data)) // invalid bytes become U+FFFD
+	for i, r := range clean {
+		if r != '\n' && r != '\t' && r != '\r' && (r < 0x20 || r == 0x7f || r >= 0x80 && r <= 0x9f || r == 0xfffd || r == 0xfeff || r == 0xfffe || r == 0xffff) {
+			clean[i] = ' '
+		}
+	}
+	var doc yaml.Node
+	if yaml.Unmarshal([]byte(string(clean)), &doc) != nil {
+		return ""
+	}
+	field := ""
+	var walk func(n *yaml.Node, path string)
+	walk = func(n *yaml.Node, path string) {
+		switch n.Kind {
+		case yaml.DocumentNode:
+			for _, c := range n.Content {
+				walk(c, path)
+			}
+		case yaml.MappingNode:
+			for i := 0; i+1 < len(n.Content); i += 2 {
+				if n.Content[i].Line > line {
+					return
+				}
+				p := JoinPath(path, n.Content[i].Value)
+				field = p
+				walk(n.Content[i+1], p)
+			}
+		case yaml.SequenceNode:
+			for i, c := range n.Content {
+				if c.Line > line {
+					return
+				}
+				p := fmt.Sprintf("%s[%d]", path, i)
+				field = p
+				walk(c, p)
+			}
+		}
+	}
+	walk(&doc, "")
+	return field
+}
+
+// unknownAnchor is yaml.v3's message for an alias of no anchor, which
+// names no line.
+var unknownAnchor = regexp.MustCompile(`unknown anchor '([^']*)' referenced`)
+
+// lineOfAlias is the line of the alias msg says refers to no anchor; 0
+// when msg is about something else.
+func lineOfAlias(data []byte, msg string) int {
+	m := unknownAnchor.FindStringSubmatch(msg)
+	if m == nil {
+		return 0
+	}
+	i := bytes.Index(data, []byte("*"+m[1]))
+	if i < 0 {
+		return 0
+	}
+	return bytes.Count(data[:i], []byte("\n")) + 1
 }
 
 // pathAt returns the path ("trace[1].messages[0].tokens") of the scalar

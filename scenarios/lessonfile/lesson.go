@@ -78,7 +78,7 @@ type Step struct {
 	Step     string `yaml:"step"`
 	Type     string `yaml:"type,omitempty"`
 	Time     string `yaml:"time,omitempty"`
-	Show     string `yaml:"show,omitempty"` // "request": the frame is the request of the step's call
+	Show     string `yaml:"show,omitempty"` // "request": a frame is the request of each of the step's calls; "last-request": of its last one
 	Decision bool   `yaml:"decision,omitempty"`
 	Card     string `yaml:"card,omitempty"` // compact: the card of the recorded summary
 	// Messages of a messages step.

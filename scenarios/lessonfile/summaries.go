@@ -23,6 +23,10 @@ type Card struct {
 	// history cards); a compaction card has none.
 	Strategy string `yaml:"strategy,omitempty"`
 	Prompt   string `yaml:"prompt,omitempty"` // what ctxsim record asks for this card (default: the file's)
+	// Opaque: the file does not hold the text of the summary the recorded
+	// session compacted to (Codex's is an item the provider encrypted):
+	// the card's text only says so, and the session's usage sizes it.
+	Opaque bool `yaml:"opaque,omitempty"`
 }
 
 // Version is one text of a card, with where it comes from.

@@ -21,11 +21,16 @@ const (
 	Forbidden               // a room's key does not match: 403
 	Unavailable             // full for now: 503 with Retry-After
 	TooMany                 // over a client's limit: 429 with Retry-After
+	Misdirected             // a request for a host this server does not answer to: 421
+	BadMethod               // a method the route does not take: 405 with Allow
+	TooLarge                // a request body over the limit: 413
 )
 
 var statusOf = map[Code]int{
 	Internal: http.StatusInternalServerError, Invalid: http.StatusBadRequest, NotFound: http.StatusNotFound,
 	Forbidden: http.StatusForbidden, Unavailable: http.StatusServiceUnavailable, TooMany: http.StatusTooManyRequests,
+	Misdirected: http.StatusMisdirectedRequest, BadMethod: http.StatusMethodNotAllowed,
+	TooLarge: http.StatusRequestEntityTooLarge,
 }
 
 // Status is the HTTP status of an error of kind c.

@@ -128,6 +128,7 @@ func (b *Builder) drawFrame(v *frameView) views.Window {
 	if len(f.Blocks) == 0 {
 		w.Empty = v.ui.T("ui.empty")
 	}
+	w.O200k = l.Sizes == scenarios.SizesProvider
 	rows := rowsOf(l, f.Blocks)
 	for _, r := range rows {
 		w.Rows = append(w.Rows, b.rowView(v, r))
@@ -176,6 +177,9 @@ func (b *Builder) rowView(v *frameView, r row) views.RowView {
 	rv.Cached = r.call.Cached && r.main.Cached
 	rv.FirstChanged = r.call.FirstChanged || r.main.FirstChanged
 	rv.Content = sheetText(v, r.call, r.main)
+	if v.l.Sizes == scenarios.SizesProvider {
+		rv.O200k = exact(b.tok.Count(r.call.Content) + b.tok.Count(r.main.Content))
+	}
 	rv.Description = rv.Label + " · " + strings.Join(append([]string{rv.KindLabel, rv.Exact}, badgeTexts(rv.Badges)...), " · ")
 	return rv
 }
@@ -206,6 +210,9 @@ func (b *Builder) blockView(v *frameView, blk *sim.Block) views.BlockView {
 	}
 	if blk.Content != "" {
 		bv.Excerpt = exact(b.tok.Count(blk.Content))
+		if v.l.Sizes == scenarios.SizesProvider {
+			bv.O200k = bv.Excerpt
+		}
 	}
 	if blk.Summary != nil {
 		bv.Covers = strings.Join(blk.Summary.Covers, " ")
@@ -215,10 +222,13 @@ func (b *Builder) blockView(v *frameView, blk *sim.Block) views.BlockView {
 }
 
 func sizing(l *scenarios.Lesson) string {
-	if l.Counted {
-		return "counted"
+	switch {
+	case l.Sizes != "":
+		return l.Sizes
+	case l.Counted:
+		return scenarios.SizesCounted
 	}
-	return "trace"
+	return scenarios.SizesTrace
 }
 
 // provenance says where a block's text comes from.
@@ -230,6 +240,11 @@ func (v *frameView) provenance(b *sim.Block) string {
 		return ""
 	case b.Origin.Key == sim.OriginAuthored:
 		return v.ui.F("origin.authored."+sizing(v.l), map[string]string{"size": sizeOf(v.l.Lesson, b.Tokens)})
+	case b.Origin.Key == sim.OriginRecorded && v.l.Sizes == scenarios.SizesProvider:
+		if estimated(b) {
+			return v.ui.T("origin.recorded.estimate")
+		}
+		return v.ui.T("origin.recorded.provider")
 	}
 	return v.msg(sim.Msg{Key: "origin." + b.Origin.Key, Args: b.Origin.Args})
 }
@@ -441,4 +456,15 @@ func (v *frameView) eventArgs(e sim.Event) map[string]string {
 		args["blocks"] = strings.Join(parts, " + ")
 	}
 	return args
+}
+
+// estimated reports whether a block's size is an estimate: a block of a
+// session sized by the provider's counts that no recorded request counted.
+func estimated(b *sim.Block) bool {
+	for _, bd := range b.Badges {
+		if bd.Key == "estimate" {
+			return true
+		}
+	}
+	return false
 }

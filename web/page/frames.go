@@ -179,6 +179,9 @@ func objectOf(fs []sim.Field) object {
 func (b *Builder) Frames(l *scenarios.Lesson, p sim.Policy, r *sim.Replay) ([]byte, error) {
 	en := b.cat.For("en")
 	w := &jsonw{b: make([]byte, 0, 64<<10)}
+	if l.Sizes == scenarios.SizesProvider {
+		w.o200k = b.tok.Count // each block's text counted beside the provider's size
+	}
 	w.open()
 	w.str("lesson", l.ID)
 	w.int("window", r.Window)
@@ -205,6 +208,9 @@ type jsonw struct {
 	b     []byte
 	first bool  // the next key is the first of its object
 	err   error // the first value encoding/json could not write
+	// o200k counts a block's text for its o200k attribute: a session sized
+	// by the provider's counts (nil: none).
+	o200k func(string) int
 }
 
 func (w *jsonw) open()  { w.b, w.first = append(w.b, '{'), true }
@@ -368,6 +374,9 @@ func (w *jsonw) block(b *sim.Block, mechanical string) {
 	}
 	for _, a := range b.Attrs {
 		w.int(a.Name, a.Value)
+	}
+	if w.o200k != nil && b.Content != "" {
+		w.int("o200k", w.o200k(b.Content))
 	}
 	w.close()
 }

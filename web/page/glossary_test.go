@@ -89,7 +89,7 @@ type glossary struct {
 
 // latinWord is a run of Latin letters, with what may join them inside a
 // name (file names, paths, versions).
-var latinWord = regexp.MustCompile(`[A-Za-z][A-Za-z0-9_.\-/#<>]*`)
+var latinWord = regexp.MustCompile(`[.~/]?[A-Za-z][A-Za-z0-9_.\-/#<>*]*`)
 
 // allowed reports whether a Latin word may stand in Japanese prose: a name
 // of the glossary, an acronym, a single letter, or a file name, path or

@@ -68,6 +68,9 @@ func (b *Builder) modeURL(in input, cur sim.Frame, p sim.Policy, name, value str
 // (value.<param>=<value>, then value.<value>), a percent for integer
 // parameters, else the value itself.
 func valueLabel(ui views.UI, pr sim.Param, v string) string {
+	if k, ok := pr.Labels[v]; ok {
+		return ui.F(k, map[string]string{"pct": v + "%"})
+	}
 	for _, k := range []string{"value." + pr.Name + "=" + v, "value." + v} {
 		if ui.Has(k) {
 			return ui.T(k)

@@ -1,6 +1,7 @@
 package page
 
 import (
+	"cmp"
 	"slices"
 
 	"ctxsim/draw"
@@ -51,6 +52,8 @@ func init() {
 		{field: "Second", json: secondJSON, page: secondPage},
 		{field: "Cache", json: cacheJSON, line: cacheLine, marks: cacheMarks},
 		{field: "Counters", json: countersJSON},
+		{field: "Categories", json: categoriesJSON, page: categoriesPage},
+		{field: "Provider", json: providerJSON, line: providerLine, marks: providerMarks},
 	}
 }
 
@@ -128,15 +131,18 @@ func secondJSON(w *jsonw, f *sim.Frame, mechanical string) {
 // beside the first, with its own sheets; on a step of such a run that
 // carries none, an empty one keeps its place.
 func secondPage(b *Builder, v *frameView, p *views.LessonPage) {
-	var label string
+	var label, idle string
 	for _, f := range v.frames {
 		if f.Second != nil {
-			label = f.Second.LabelKey
+			label, idle = f.Second.LabelKey, cmp.Or(f.Second.IdleKey, "ui.second-idle")
 			break
 		}
 	}
 	if label == "" {
 		return
+	}
+	if sw := v.f.Second; sw != nil {
+		label = sw.LabelKey // the window this frame carries (a run may carry several kinds)
 	}
 	p.TwoWindows = true
 	p.Window.Title = v.ui.T("ui.main-window")
@@ -149,7 +155,7 @@ func secondPage(b *Builder, v *frameView, p *views.LessonPage) {
 	w := b.drawFrame(&sv) // drawn anew: a static copy keeps each frame's first window only
 	w.Title = v.ui.T(label)
 	if sw := v.f.Second; sw == nil {
-		w.Empty = v.ui.T("ui.second-idle")
+		w.Empty = v.ui.T(idle)
 	} else if sw.LegendKey != "" {
 		w.Legend = v.ui.F(sw.LegendKey, v.frameArgs())
 	}
@@ -229,4 +235,88 @@ func countersJSON(w *jsonw, f *sim.Frame, _ string) {
 		}
 	}
 	w.close()
+}
+
+// ---- categories: what the request holds, by category
+
+// categoriesJSON writes every frame's categories: a list of {name,
+// tokens} that sums to total_tokens.
+func categoriesJSON(w *jsonw, f *sim.Frame, _ string) {
+	w.list("categories", len(f.Categories), func(i int) {
+		w.open()
+		w.str("name", f.Categories[i].Name)
+		w.int("tokens", f.Categories[i].Tokens)
+		w.close()
+	})
+}
+
+// categoriesPage draws the categories as one bar beside the meter, with
+// the free space and, where compaction is on, the room above the
+// threshold.
+func categoriesPage(_ *Builder, v *frameView, p *views.LessonPage) {
+	f := v.f
+	if len(f.Blocks) == 0 {
+		return
+	}
+	limit := v.run.Window
+	bar := &views.CategoryBar{Title: v.ui.T("ui.categories"), Note: v.ui.T("ui.categories-note")}
+	free, reserved := max(limit-f.Total, 0), 0
+	if f.Line.Key == thresholdLine && f.Line.Tokens < limit {
+		reserved = limit - max(f.Line.Tokens, f.Total)
+		free = max(f.Line.Tokens-f.Total, 0)
+	}
+	scale, x := views.CategoryBarWidth/float64(max(limit, f.Total)), 0.0
+	part := func(name string, n int) {
+		if n > 0 {
+			w := float64(n) * scale
+			bar.Parts = append(bar.Parts, views.CategoryPart{Name: name, Label: v.ui.T("category." + name), Tokens: n,
+				Size: sizeOf(v.l.Lesson, n), Exact: exact(n), X: x, W: w})
+			x += w
+		}
+	}
+	for _, c := range f.Categories {
+		part(c.Name, c.Tokens)
+	}
+	part("free", free)
+	part("reserved", max(reserved, 0))
+	p.Window.Categories = bar
+}
+
+// thresholdLine is the catalog key of a compaction threshold's line.
+const thresholdLine = "line.threshold"
+
+// ---- provider: what the provider recorded of the request a frame shows
+
+// providerJSON writes the provider's recorded count of the request and its
+// prompt-cache split: tokens read from the cache and written to it (the
+// rest was computed anew and not cached).
+func providerJSON(w *jsonw, f *sim.Frame, _ string) {
+	pc := f.Provider
+	if pc == nil {
+		return
+	}
+	w.int("provider_tokens", pc.Tokens)
+	w.int("provider_cache_read", pc.CacheRead)
+	w.int("provider_cache_written", pc.CacheWritten)
+}
+
+// providerLine is the recorded cache reading of the request.
+func providerLine(v *frameView) (string, bool) {
+	pc := v.f.Provider
+	if pc == nil {
+		return "", false
+	}
+	return v.ui.F("provider.line", map[string]string{"tokens": sizeOf(v.l.Lesson, pc.Tokens), "read": sizeOf(v.l.Lesson, pc.CacheRead),
+		"written": sizeOf(v.l.Lesson, pc.CacheWritten), "new": sizeOf(v.l.Lesson, pc.Input)}), true
+}
+
+// providerMarks marks, on a request that is the recorded one, where what
+// the provider read from its cache ends.
+func providerMarks(v *frameView) []draw.Mark {
+	pc := v.f.Provider
+	if pc == nil || !pc.Matches || pc.CacheRead == 0 || pc.CacheRead >= pc.Tokens {
+		return nil
+	}
+	return []draw.Mark{{Tokens: pc.CacheRead, Kind: "cache", Text: v.ui.F("ui.provider-cache", map[string]string{
+		"read": sizeOf(v.l.Lesson, pc.CacheRead), "written": sizeOf(v.l.Lesson, pc.CacheWritten)})}}
 }

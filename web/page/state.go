@@ -46,8 +46,10 @@ func HandoutURL(st State) string {
 	return "/" + st.Lang + "/" + st.Lesson + "/" + st.Policy.String() + "/handout"
 }
 
-// otherLang is the language the language switch leads to: the next one
+// OtherLang is the language the language switch leads to: the next one
 // of scenarios.Languages, round.
+func OtherLang(lang string) string { return otherLang(lang) }
+
 func otherLang(lang string) string {
 	ls := scenarios.Languages
 	return ls[(slices.Index(ls, lang)+1)%len(ls)]

@@ -48,6 +48,11 @@ func TestNarrationTruth(t *testing.T) {
 }
 
 func checkLessonTruth(t *testing.T, s *fixture, l *scenarios.Lesson) {
+	checkTruthOver(t, s, l, truthPolicies(l))
+}
+
+// checkTruthOver checks the narration of l's runs under ps.
+func checkTruthOver(t *testing.T, s *fixture, l *scenarios.Lesson, ps []sim.Policy) {
 	lessonFigures := presetFigures(s, l)
 	for _, lang := range languages() {
 		declared := declaredFigures(t, l, lang)
@@ -58,7 +63,7 @@ func checkLessonTruth(t *testing.T, s *fixture, l *scenarios.Lesson) {
 		}
 		names := vocabulary(s, l, lang)
 		failures := 0
-		for _, p := range truthPolicies(l) {
+		for _, p := range ps {
 			r, err := s.run(l, p)
 			if err != nil {
 				t.Fatalf("Run(%s): %v", p, err)
@@ -78,18 +83,27 @@ func checkLessonTruth(t *testing.T, s *fixture, l *scenarios.Lesson) {
 }
 
 // truthPolicies are every preset policy and, for a lesson with a threshold
-// or an alpha, every preset with each value of it from 1 to 100.
+// or an alpha, every preset with each value of it from 1 to 100; for a
+// long lesson (a recorded session's, over longTrace steps), the default
+// policy with compaction on at every threshold.
 func truthPolicies(l *scenarios.Lesson) []sim.Policy {
 	out := l.PresetPolicies()
 	seen := map[sim.Policy]bool{}
 	for _, p := range out {
 		seen[p] = true
 	}
+	bases := l.PresetPolicies()
+	if len(l.Trace) > longTrace {
+		on, err := l.With(l.DefaultPolicy(), "compaction", "on")
+		if err == nil {
+			bases = []sim.Policy{on}
+		}
+	}
 	for _, name := range []string{"threshold", "alpha"} {
 		if _, ok := l.Param(name); !ok {
 			continue
 		}
-		for _, p := range l.PresetPolicies() {
+		for _, p := range bases {
 			for v := 1; v <= 100; v++ {
 				q, err := l.With(p, name, strconv.Itoa(v))
 				if err == nil && !seen[q] {
@@ -101,6 +115,10 @@ func truthPolicies(l *scenarios.Lesson) []sim.Policy {
 	}
 	return out
 }
+
+// longTrace is the most steps a lesson has whose every preset is checked
+// at every threshold.
+const longTrace = 60
 
 // marked wraps a frame's resolver so that every value a placeholder fills
 // in is marked: the checks skip marked text, which comes from the frame.

@@ -133,7 +133,6 @@ func (b *Builder) drawWindow(v *frameView, w *views.Window, rows []row) {
 		w.Crossing = true
 		w.Excess = &views.Band{Top: d.Lines[0].Y, Bottom: min(d.Stack, d.Height)}
 	}
-	w.Categories = v.categories()
 }
 
 // ghost is what left the window since the step before: the stretch, in
@@ -243,59 +242,6 @@ func firstRune(s string) rune {
 		return 0
 	}
 	return r
-}
-
-// categories split the window as Claude Code's /context does: what each
-// kind of block holds, then the free space and, where a threshold stands,
-// the room above it. Empty categories are left out.
-func (v *frameView) categories() []views.Category {
-	sums := map[string]int{}
-	for _, b := range v.f.Blocks {
-		sums[categoryOf(b)] += b.Tokens
-	}
-	var out []views.Category
-	add := func(name string, tokens int) {
-		if tokens > 0 {
-			out = append(out, views.Category{Name: name, Label: v.ui.T("cat." + name), Tokens: tokens, Size: sizeOf(v.l.Lesson, tokens)})
-		}
-	}
-	for _, name := range categoryOrder {
-		add(name, sums[name])
-	}
-	free, limit := v.run.Window-v.f.Total, v.run.Window
-	if line := v.f.Line; line.Key != "" && line.Tokens < limit {
-		above := limit - max(line.Tokens, v.f.Total)
-		free -= max(above, 0)
-		add("free", free)
-		add("above", above)
-		return out
-	}
-	add("free", free)
-	return out
-}
-
-// categoryOrder is the order of the categories, as /context lists them.
-var categoryOrder = []string{"unseen", "system", "memory", "messages", "tool_calls", "tool_results", "summaries", "status"}
-
-// categoryOf is the category a block counts in.
-func categoryOf(b sim.Block) string {
-	switch {
-	case b.Kind == "unseen":
-		return "unseen"
-	case b.Kind == sim.KindMemory:
-		return "memory"
-	case b.Kind == sim.KindSummary:
-		return "summaries"
-	case b.Kind == sim.KindStatus:
-		return "status"
-	case b.Kind == sim.KindToolCall:
-		return "tool_calls"
-	case b.Role == sim.RoleTool:
-		return "tool_results"
-	case b.Role == sim.RoleSystem:
-		return "system"
-	}
-	return "messages"
 }
 
 // groupText names rows labelled together: how many, of which kind when

@@ -16,6 +16,7 @@ func TestEveryWordTranslated(t *testing.T) {
 	pages := 0
 	var buf bytes.Buffer
 	for _, l := range s.lessons {
+		texts := l.Texts()
 		for _, p := range l.PresetPolicies() {
 			r, _ := s.run(l, p)
 			for i := range r.Frames {
@@ -29,7 +30,7 @@ func TestEveryWordTranslated(t *testing.T) {
 					if err := comp.Render(context.Background(), &buf); err != nil {
 						t.Fatalf("render %s: %v", LessonURL(st), err)
 					}
-					if k := testlessons.MissingKey(buf.String()); k != "" {
+					if k := testlessons.MissingKey(buf.String(), texts...); k != "" {
 						t.Fatalf("%s shows the catalog key %q: its message is missing", LessonURL(st), k)
 					}
 					pages++

@@ -1,8 +1,8 @@
 package rooms
 
 // Limits on what one client can ask of the rooms: room creation is rate
-// limited per client address, and event streams are capped per client and
-// in total. Refusals are counted and logged as one summary line a minute,
+// limited per client address, the live rooms a client opened are capped,
+// and event streams are capped per client and in total. Refusals are counted and logged as one summary line a minute,
 // never one line each.
 
 import (
@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/netip"
 	"net/url"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -20,16 +21,19 @@ import (
 // Limits bound what clients can ask of the rooms. Zero fields take the
 // defaults of DefaultLimits.
 type Limits struct {
-	Streams       int           // open event streams per server
-	ClientStreams int           // open event streams per client address
-	CreateBurst   int           // rooms a client may open at once
-	CreateEvery   time.Duration // then one more per this interval
+	Streams       int // open event streams per server
+	ClientStreams int // open event streams per client address
+	// ClientRooms caps the live rooms a client address opened, those its
+	// streams keep open past their expiry included.
+	ClientRooms int
+	CreateBurst int           // rooms a client may open at once
+	CreateEvery time.Duration // then one more per this interval
 }
 
 // DefaultLimits: a class of a few hundred behind one NAT fits under
 // ClientStreams; a presenter opens a few rooms a day, not hundreds.
 func DefaultLimits() Limits {
-	return Limits{Streams: 10_000, ClientStreams: 500, CreateBurst: 10, CreateEvery: 20 * time.Second}
+	return Limits{Streams: 10_000, ClientStreams: 500, ClientRooms: 20, CreateBurst: 10, CreateEvery: 20 * time.Second}
 }
 
 func (l Limits) orDefaults() Limits {
@@ -39,6 +43,9 @@ func (l Limits) orDefaults() Limits {
 	}
 	if l.ClientStreams <= 0 {
 		l.ClientStreams = d.ClientStreams
+	}
+	if l.ClientRooms <= 0 {
+		l.ClientRooms = d.ClientRooms
 	}
 	if l.CreateBurst <= 0 {
 		l.CreateBurst = d.CreateBurst
@@ -69,8 +76,9 @@ func clientOf(c echo.Context) string {
 // where it comes from: a browser says where (Sec-Fetch-Site, Origin), and
 // only this site's own pages may; clients that are not browsers (curl,
 // tools) send neither and cannot be made to act for another site.
-// forwardedHost is the host a trusted proxy says the browser used.
-func sameOrigin(r *http.Request, forwardedHost string) bool {
+// asked is the host the browser asked for (hosts.Proxies.Asked): Host,
+// or a trusted proxy's X-Forwarded-Host.
+func sameOrigin(r *http.Request, asked string) bool {
 	if s := r.Header.Get("Sec-Fetch-Site"); s != "" && s != "same-origin" {
 		return false
 	}
@@ -82,7 +90,7 @@ func sameOrigin(r *http.Request, forwardedHost string) bool {
 	if err != nil || u.Host == "" {
 		return false // "null": a sandboxed frame, a file, a redirect across sites
 	}
-	return strings.EqualFold(u.Host, r.Host) || forwardedHost != "" && strings.EqualFold(u.Host, forwardedHost)
+	return strings.EqualFold(u.Host, r.Host) || strings.EqualFold(u.Host, asked)
 }
 
 // rateLimiter is a token bucket per client, in a bounded table.
@@ -128,6 +136,17 @@ func (l *rateLimiter) allow(client string) (bool, time.Duration) {
 	return true, 0
 }
 
+// refund gives back the token of a request that opened nothing (the store
+// failed): a presenter retrying while the store is down is not locked out
+// once it is back.
+func (l *rateLimiter) refund(client string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if b := l.m[client]; b != nil {
+		b.tokens = min(l.burst, b.tokens+1)
+	}
+}
+
 // forget drops the buckets that have refilled (those clients start full
 // again anyway), or else the one used least recently, so that many
 // clients at once cannot lock out a new one. The caller holds l.mu.
@@ -143,6 +162,100 @@ func (l *rateLimiter) forget(now time.Time) {
 	if len(l.m) >= l.max {
 		delete(l.m, oldest)
 	}
+}
+
+// owners are the rooms each client opened that were live when last seen,
+// to cap them per client: a room held open by a stream outlives its TTL
+// and the full-table sweep, so the creation rate alone does not bound a
+// client's rooms. The codes are checked against the store only when a
+// client is at its cap (the rooms that ended free their places), or when
+// the table grows past its bound.
+type owners struct {
+	max int // rooms per client
+
+	mu      sync.Mutex
+	rooms   map[string][]string // client → codes
+	owner   map[string]string   // code → client
+	pending map[string]int      // client → rooms being opened
+	bound   int                 // codes tracked before all are checked
+}
+
+// ownersBound is the codes tracked before all are checked against the
+// store: twice the default room table.
+const ownersBound = 20_000
+
+func newOwners(max int) *owners {
+	return &owners{max: max, rooms: map[string][]string{}, owner: map[string]string{}, pending: map[string]int{}, bound: ownersBound}
+}
+
+// reserve takes a place for a room client opens; settle gives it back.
+func (o *owners) reserve(client string) bool {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if len(o.rooms[client])+o.pending[client] >= o.max {
+		return false
+	}
+	o.pending[client]++
+	return true
+}
+
+// settle ends a reservation: code is the room opened, "" if none was.
+func (o *owners) settle(client, code string) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.pending[client]--; o.pending[client] <= 0 {
+		delete(o.pending, client)
+	}
+	if code != "" {
+		o.rooms[client] = append(o.rooms[client], code)
+		o.owner[code] = client
+	}
+}
+
+// drop forgets a room that ended.
+func (o *owners) drop(code string) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	client, ok := o.owner[code]
+	if !ok {
+		return
+	}
+	delete(o.owner, code)
+	rs := slices.DeleteFunc(o.rooms[client], func(c string) bool { return c == code })
+	if len(rs) == 0 {
+		delete(o.rooms, client)
+	} else {
+		o.rooms[client] = rs
+	}
+}
+
+// of lists the codes of client's rooms; every code when client is "".
+func (o *owners) of(client string) []string {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if client != "" {
+		return slices.Clone(o.rooms[client])
+	}
+	out := make([]string, 0, len(o.owner))
+	for c := range o.owner {
+		out = append(out, c)
+	}
+	return out
+}
+
+// overBound reports whether the codes tracked passed the bound.
+func (o *owners) overBound() bool {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return len(o.owner) > o.bound
+}
+
+// rebound sets the bound, after a check of every code, to twice the rooms
+// still live (at least ownersBound).
+func (o *owners) rebound() {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.bound = max(ownersBound, 2*len(o.owner))
 }
 
 // streamGate counts open event streams, per client and in total.
@@ -191,6 +304,7 @@ const (
 	refusedRoomsFull     = "rooms_full"     // POST /rooms with the room table full
 	refusedStreams       = "streams"        // an event stream over the server's cap
 	refusedClientStreams = "client_streams" // an event stream over the client's cap
+	refusedClientRooms   = "client_rooms"   // POST /rooms with the client's live rooms at their cap
 	refusedUnavailable   = "unavailable"    // the room store did not answer
 )
 
@@ -220,7 +334,7 @@ func (r *refusals) report(log *slog.Logger) {
 		return
 	}
 	args := make([]any, 0, 2*len(counts))
-	for _, k := range []string{refusedCreateRate, refusedCrossSite, refusedRoomsFull, refusedStreams, refusedClientStreams, refusedUnavailable} {
+	for _, k := range []string{refusedCreateRate, refusedClientRooms, refusedCrossSite, refusedRoomsFull, refusedStreams, refusedClientStreams, refusedUnavailable} {
 		if n := counts[k]; n > 0 {
 			args = append(args, k, n)
 		}

@@ -26,6 +26,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"ctxsim/web/hosts"
 	"ctxsim/web/httperr"
 	"ctxsim/web/rooms/store"
 )
@@ -67,7 +68,8 @@ func New(cfg Config) *Service {
 	}
 	return &Service{store: cfg.Store, heartbeat: roomHeartbeat, shutdowns: map[*http.Server]chan struct{}{}, lan: lanAddrs,
 		creates: newRateLimiter(lim.CreateBurst, lim.CreateEvery, time.Now), streams: newStreamGate(lim.Streams, lim.ClientStreams),
-		trusted: cfg.Trusted, follow: cfg.CheckState, example: cfg.Example, log: log}
+		owners:  newOwners(lim.ClientRooms),
+		proxies: hosts.Proxies(cfg.Trusted), follow: cfg.CheckState, example: cfg.Example, log: log}
 }
 
 // Service serves the rooms. It is safe for concurrent use.
@@ -78,9 +80,10 @@ type Service struct {
 	example   string                       // a state URL, for error messages
 	// lan lists this machine's addresses a classroom may reach it on.
 	lan     func() []net.IP
-	creates *rateLimiter   // POST /rooms per client
-	streams *streamGate    // open event streams
-	trusted []netip.Prefix // proxies whose X-Forwarded-* headers count
+	creates *rateLimiter  // POST /rooms per client
+	owners  *owners       // the live rooms each client opened
+	streams *streamGate   // open event streams
+	proxies hosts.Proxies // proxies whose X-Forwarded-* headers count
 	refused refusals
 	log     *slog.Logger
 
@@ -114,32 +117,9 @@ func (rs *Service) refuse(reason string, err error) error {
 	return err
 }
 
-// fromTrustedProxy reports whether the request's peer is a trusted proxy.
-func (rs *Service) fromTrustedProxy(r *http.Request) bool {
-	host, _, err := net.SplitHostPort(r.RemoteAddr)
-	if err != nil {
-		return false
-	}
-	a, err := netip.ParseAddr(host)
-	if err != nil {
-		return false
-	}
-	for _, p := range rs.trusted {
-		if p.Contains(a.Unmap()) {
-			return true
-		}
-	}
-	return false
-}
-
 // checkOrigin refuses a room change asked by another site's page.
 func (rs *Service) checkOrigin(c echo.Context) error {
-	r := c.Request()
-	fwd := ""
-	if rs.fromTrustedProxy(r) {
-		fwd = r.Header.Get("X-Forwarded-Host")
-	}
-	if !sameOrigin(r, fwd) {
+	if r := c.Request(); !sameOrigin(r, rs.proxies.Asked(r)) {
 		return rs.refuse(refusedCrossSite, &httperr.Error{Code: httperr.Forbidden, Param: "origin", Msg: "rooms are opened and changed from this site's own pages only"})
 	}
 	return nil
@@ -226,12 +206,19 @@ func (rs *Service) Create(c echo.Context) error {
 			return err
 		}
 	}
-	if ok, wait := rs.creates.allow(clientOf(c)); !ok {
+	client := clientOf(c)
+	if ok, wait := rs.creates.allow(client); !ok {
 		return rs.refuse(refusedCreateRate, &httperr.Error{Code: httperr.TooMany, Msg: "too many rooms opened from this address, try again later",
 			RetryAfter: int(wait.Seconds()) + 1})
 	}
+	if !rs.reserveRoom(ctx, client) {
+		return rs.refuse(refusedClientRooms, &httperr.Error{Code: httperr.TooMany, RetryAfter: clientRoomsRetryAfter,
+			Msg: "too many open rooms opened from this address: end one (DELETE /rooms/{code}) or try again later"})
+	}
 	code, key, err := rs.store.Create(ctx)
+	rs.owners.settle(client, code)
 	if err != nil {
+		rs.creates.refund(client)
 		return rs.storeErr(err)
 	}
 	var st store.State
@@ -247,13 +234,42 @@ func (rs *Service) Create(c echo.Context) error {
 	return c.JSON(http.StatusCreated, roomJSON{Code: code, Key: key, JoinURL: urls[0], JoinURLs: urls, State: st.URL, Seq: st.Seq})
 }
 
+// clientRoomsRetryAfter is the Retry-After, in seconds, of a client at its
+// cap of live rooms: one may end or expire any time.
+const clientRoomsRetryAfter = 60
+
+// reserveRoom takes a place among client's live rooms for one more. At the
+// cap, the client's rooms are checked against the store first: those that
+// ended (closed, expired, lost) free their places. When the rooms of all
+// clients tracked pass their bound, every one is checked.
+func (rs *Service) reserveRoom(ctx context.Context, client string) bool {
+	if rs.owners.overBound() {
+		rs.forgetEnded(ctx, rs.owners.of(""))
+		rs.owners.rebound()
+	}
+	if rs.owners.reserve(client) {
+		return true
+	}
+	rs.forgetEnded(ctx, rs.owners.of(client))
+	return rs.owners.reserve(client)
+}
+
+// forgetEnded drops the codes of rooms the store no longer holds.
+func (rs *Service) forgetEnded(ctx context.Context, codes []string) {
+	for _, code := range codes {
+		if _, err := rs.store.Current(ctx, code); errors.Is(err, store.ErrNoRoom) {
+			rs.owners.drop(code)
+		}
+	}
+}
+
 // joinURLs are the addresses an audience can join a room from: the one
 // the presenter used, then each network address of this machine on which
 // the server answers too (a presenter on localhost needs one of those for
 // a class; a server listening on localhost only has none).
 func (rs *Service) joinURLs(c echo.Context, code string) []string {
 	path := "/join/" + code
-	out := []string{c.Scheme() + "://" + c.Request().Host + path}
+	out := []string{c.Scheme() + "://" + rs.proxies.Asked(c.Request()) + path}
 	local, ok := c.Request().Context().Value(http.LocalAddrContextKey).(net.Addr)
 	if !ok {
 		return out
@@ -306,13 +322,20 @@ func lanAddrs() []net.IP {
 	return out
 }
 
+// Health is nil when rooms can be used now; it waits at most a second.
+func (rs *Service) Health(ctx context.Context) error {
+	ctx, cancel := context.WithTimeout(ctx, time.Second)
+	defer cancel()
+	return rs.store.Health(ctx)
+}
+
 // Current answers the room's current state: {code, state, seq}.
 func (rs *Service) Current(c echo.Context) error {
 	code, err := roomCodeParam(c)
 	if err != nil {
 		return err
 	}
-	st, err := rs.store.Current(c.Request().Context(), code)
+	st, err := rs.current(c.Request().Context(), code)
 	if err != nil {
 		return rs.storeErr(err)
 	}
@@ -369,6 +392,7 @@ func (rs *Service) End(c echo.Context) error {
 	if err := rs.store.Close(c.Request().Context(), code, in.Key); err != nil {
 		return rs.storeErr(err)
 	}
+	rs.owners.drop(code)
 	return c.NoContent(http.StatusNoContent)
 }
 
@@ -379,7 +403,7 @@ func (rs *Service) Join(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	st, err := rs.store.Current(c.Request().Context(), code)
+	st, err := rs.current(c.Request().Context(), code)
 	if errors.Is(err, store.ErrNoRoom) {
 		return httperr.NoSuch("room " + httperr.Quote(code))
 	} else if err != nil {
@@ -391,6 +415,20 @@ func (rs *Service) Join(c echo.Context) error {
 	}
 	c.Response().Header().Set("Cache-Control", "no-store")
 	return c.Redirect(http.StatusFound, state+"#follow="+code)
+}
+
+// current is the room's state. A room whose state is a page that is gone
+// (an uploaded session, forgotten or expired) is gone with it: ErrNoRoom.
+func (rs *Service) current(ctx context.Context, code string) (store.State, error) {
+	st, err := rs.store.Current(ctx, code)
+	if err != nil || st.URL == "" {
+		return st, err
+	}
+	var he *httperr.Error
+	if _, ferr := rs.follow(st.URL); errors.As(ferr, &he) && he.Code == httperr.NotFound {
+		return store.State{}, store.ErrNoRoom
+	}
+	return st, nil
 }
 
 // storeErr counts the store's refusals (full, unavailable) and returns
@@ -425,6 +463,9 @@ func (rs *Service) Events(c echo.Context) error {
 	if err != nil {
 		return err
 	}
+	if c.Request().Method == http.MethodHead {
+		return rs.eventsHead(c, code)
+	}
 	release, reason := rs.streams.acquire(clientOf(c))
 	if reason != "" {
 		return rs.refuse(reason, &httperr.Error{Code: httperr.TooMany, Msg: "too many open event streams, try again later", RetryAfter: streamRetryAfter})
@@ -432,6 +473,9 @@ func (rs *Service) Events(c echo.Context) error {
 	defer release()
 	ctx, cancel := context.WithCancel(c.Request().Context())
 	defer cancel()
+	if _, err := rs.current(ctx, code); errors.Is(err, store.ErrNoRoom) {
+		return rs.storeErr(err) // gone, or showing a page that is
+	}
 	states, err := rs.store.Subscribe(ctx, code)
 	if err != nil {
 		return rs.storeErr(err)
@@ -439,14 +483,11 @@ func (rs *Service) Events(c echo.Context) error {
 	have, _ := strconv.ParseUint(c.Request().Header.Get("Last-Event-ID"), 10, 64)
 	res := c.Response()
 	rc := http.NewResponseController(res)
+	streamHeaders(res.Header())
 	// The server's WriteTimeout (30 s) is meant for pages and would cut the
 	// stream: lift it; each write gets its own deadline below. (net/http
 	// already lifts the read deadline while a handler runs after the body.)
 	_ = rc.SetWriteDeadline(time.Time{})
-	h := res.Header()
-	h.Set(echo.HeaderContentType, "text/event-stream; charset=utf-8")
-	h.Set("Cache-Control", "no-store")
-	h.Set("X-Accel-Buffering", "no") // nginx: do not buffer the stream
 	res.WriteHeader(http.StatusOK)
 	send := func(msg string) bool {
 		_ = rc.SetWriteDeadline(time.Now().Add(roomWriteWait))
@@ -486,6 +527,24 @@ func (rs *Service) Events(c echo.Context) error {
 			return nil
 		}
 	}
+}
+
+// eventsHead answers HEAD on a room's event stream as GET would start it
+// (its status and headers) without opening a stream: 404 for a room that
+// is not there.
+func (rs *Service) eventsHead(c echo.Context, code string) error {
+	if _, err := rs.store.Current(c.Request().Context(), code); err != nil {
+		return rs.storeErr(err)
+	}
+	streamHeaders(c.Response().Header())
+	return c.NoContent(http.StatusOK)
+}
+
+// streamHeaders are the headers of an event stream.
+func streamHeaders(h http.Header) {
+	h.Set(echo.HeaderContentType, "text/event-stream; charset=utf-8")
+	h.Set("Cache-Control", "no-store")
+	h.Set("X-Accel-Buffering", "no") // nginx: do not buffer the stream
 }
 
 // shutdownSignal returns a channel closed when the http.Server serving r

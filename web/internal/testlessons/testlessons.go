@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -120,14 +121,90 @@ var Imported = sync.OnceValues(func() ([]*scenarios.Lesson, error) {
 	return scenarios.Load(os.DirFS(lessons), "lessons", base.Tokens)
 })
 
+// RealSession is the shared real Claude Code session (marot/spotter,
+// MIT) in the transcript package's test data.
+const RealSession = "claude-code-real/4d5611e5-241a-462a-8d15-5122611a9569.jsonl"
+
+// CalibratedFile is a session file Calibrated imports, with the window
+// it is imported at (0: the model family's) and the lesson id.
+type CalibratedFile struct {
+	Path   string // in transcript/testdata
+	Window int
+	ID     string
+}
+
+// CalibratedFiles are the sessions Calibrated imports: the shared real
+// session, the shapes fixtures of Claude Code (unknown fields included),
+// Codex and Gemini, and small Codex and Claude files with compactions,
+// at their model family's window and at small windows that refuse and
+// compact early.
+var CalibratedFiles = []CalibratedFile{
+	{RealSession, 0, "real"},
+	{RealSession, 60000, "real-60k"},
+	{"shapes/claude/small.jsonl", 0, "shape-cc-small"},
+	{"shapes/claude/large.jsonl", 0, "shape-cc-large"},
+	{"shapes/claude/large.jsonl", 2103, "shape-cc-large-2103"},
+	{"shapes/claude/schema_drift.jsonl", 0, "shape-cc-drift"},
+	{"shapes/claude/subagent/0a1b2c3d-4e5f-4061-8071-2a3b4c5d6e7f.jsonl", 0, "shape-cc-subagent"},
+	{"shapes/codex/small.jsonl", 0, "shape-cx-small"},
+	{"shapes/codex/small.jsonl", 2103, "shape-cx-small-2103"},
+	{"shapes/codex/large.jsonl", 0, "shape-cx-large"},
+	{"shapes/gemini/jsonl_v040.jsonl", 0, "shape-gemini"},
+	{"cx_compaction.jsonl", 0, "cx-compaction"},
+	{"cx_compaction.jsonl", 5000, "cx-compaction-5000"},
+	{"cx_local_compaction.jsonl", 0, "cx-local-compaction"},
+	{"cc_compaction.jsonl", 2103, "cc-compaction-2103"},
+	{"cc_plain.jsonl", 5000, "cc-plain-5000"},
+}
+
+// Calibrated are the CalibratedFiles imported, by the importer, as serve
+// loads them (in that order).
+var Calibrated = sync.OnceValues(func() ([]*scenarios.Lesson, error) {
+	base, err := Builtin()
+	if err != nil {
+		return nil, err
+	}
+	dir, err := os.MkdirTemp("", "ctxsim-calibrated-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(dir)
+	testdata := filepath.Join(root(), "transcript", "testdata")
+	for _, in := range CalibratedFiles {
+		s, err := transcript.Read(filepath.Join(testdata, in.Path), transcript.Options{Redact: true, Home: "/home/alice"})
+		if err != nil {
+			return nil, err
+		}
+		if _, err := importer.Write(context.Background(), s, importer.Options{Dir: dir, ID: in.ID, Window: in.Window, Redacted: true,
+			Now: time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC), Tokens: base.Tokens}); err != nil {
+			return nil, err
+		}
+	}
+	ls, err := scenarios.Load(os.DirFS(dir), "lessons", base.Tokens)
+	if err != nil {
+		return nil, err
+	}
+	byID := map[string]*scenarios.Lesson{}
+	for _, l := range ls {
+		byID[l.ID] = l
+	}
+	out := make([]*scenarios.Lesson, len(CalibratedFiles))
+	for i, in := range CalibratedFiles {
+		out[i] = byID[in.ID]
+	}
+	return out, nil
+})
+
 // catalogKey is what a missing catalog message reads like on a page: its
 // key (catalog.Messages.T returns the key when the message is missing).
 var catalogKey = regexp.MustCompile(`\b(ui|panel|event|badge|kind|role|param|value|origin|cache|diff|legend|line|rules|counters|pass|cost|block|help|js)\.[a-z][a-z0-9_=-]*(\.[a-z0-9_=-]+)*`)
 
 // MissingKey is a catalog key a page shows as text (its message is
 // missing), or "". A page's text rarely holds a key's prefix, so the
-// pattern runs only when one does.
-func MissingKey(page string) string {
+// pattern runs only when one does. What looks like a key inside one of
+// texts (a lesson's own texts: a recorded session's code may read
+// line.line_number) is not one.
+func MissingKey(page string, texts ...string) string {
 	var b strings.Builder
 	in := false
 	for _, r := range page {
@@ -143,9 +220,15 @@ func MissingKey(page string) string {
 	}
 	text := html.UnescapeString(b.String())
 	for _, p := range []string{"ui.", "panel.", "event.", "badge.", "kind.", "role.", "param.", "value.", "origin.", "cache.", "diff.", "legend.", "line.", "rules.", "counters.", "pass.", "cost.", "block.", "help.", "js."} {
-		if strings.Contains(text, p) {
-			return catalogKey.FindString(text)
+		if !strings.Contains(text, p) {
+			continue
 		}
+		for _, k := range catalogKey.FindAllString(text, -1) {
+			if !slices.ContainsFunc(texts, func(t string) bool { return strings.Contains(t, k) }) {
+				return k
+			}
+		}
+		return ""
 	}
 	return ""
 }

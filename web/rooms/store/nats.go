@@ -11,6 +11,7 @@ import (
 	"log/slog"
 	mrand "math/rand/v2"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -29,7 +30,9 @@ import (
 // rewrites its key (a touch) every FullTTL/4.
 type NATS struct {
 	nc      *nats.Conn
-	kv      jetstream.KeyValue
+	js      jetstream.JetStream
+	bcfg    jetstream.KeyValueConfig // the bucket, as it is made again if NATS loses it
+	bucket  atomic.Pointer[kvBucket] // the rooms' key-value bucket
 	limits  Limits
 	log     *slog.Logger
 	rand    io.Reader
@@ -40,6 +43,9 @@ type NATS struct {
 	mu        sync.Mutex
 	watches   map[string]*watch // rooms with followers on this server
 	nextSweep time.Time
+	repairing bool      // a repair of the bucket runs
+	repaired  time.Time // when the last one started
+	health    health    // the last health check
 	shut      bool
 	stop      chan struct{}
 	wg        sync.WaitGroup
@@ -73,6 +79,16 @@ type record struct {
 	Seq uint64 `json:"seq"`
 }
 
+// kvBucket holds the bucket handle, replaced whole when the bucket is
+// made again.
+type kvBucket struct{ jetstream.KeyValue }
+
+// health is the outcome of a health check and when it was made.
+type health struct {
+	err error
+	at  time.Time
+}
+
 // message is a room's broadcast.
 type message struct {
 	URL    string `json:"url,omitempty"`
@@ -92,6 +108,10 @@ func OpenNATS(ctx context.Context, cfg NATSConfig) (*NATS, error) {
 	s := &NATS{limits: cfg.Limits, log: cfg.Log, rand: rand.Reader, subject: "ctxsim.rooms." + cfg.Bucket + ".",
 		timeout: 3 * time.Second, touch: max(min(cfg.Limits.TTL, cfg.Limits.FullTTL)/4, 10*time.Millisecond),
 		watches: map[string]*watch{}, stop: make(chan struct{})}
+	s.bcfg = jetstream.KeyValueConfig{
+		Bucket: cfg.Bucket, Description: "ctxsim rooms", History: 1, TTL: cfg.Limits.TTL,
+		MaxValueSize: 4096, Storage: jetstream.FileStorage,
+	}
 	nc, err := nats.Connect(cfg.URL,
 		nats.Name("ctxsim"),
 		nats.Timeout(5*time.Second),
@@ -110,23 +130,102 @@ func OpenNATS(ctx context.Context, cfg NATSConfig) (*NATS, error) {
 		return nil, fmt.Errorf("rooms: connect to NATS at %s: %w", cfg.URL, err)
 	}
 	s.nc = nc
-	js, err := jetstream.New(nc)
-	if err != nil {
+	if s.js, err = jetstream.New(nc); err != nil {
 		nc.Close()
 		return nil, fmt.Errorf("rooms: JetStream: %w", err)
 	}
 	cctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
-	s.kv, err = js.CreateOrUpdateKeyValue(cctx, jetstream.KeyValueConfig{
-		Bucket: cfg.Bucket, Description: "ctxsim rooms", History: 1, TTL: cfg.Limits.TTL,
-		MaxValueSize: 4096, Storage: jetstream.FileStorage,
-	})
-	if err != nil {
+	if err := s.openBucket(cctx); err != nil {
 		nc.Close()
-		return nil, fmt.Errorf("rooms: key-value bucket %s (is JetStream on? nats-server -js): %w", cfg.Bucket, err)
+		return nil, err
 	}
 	s.wg.Go(s.toucher)
 	return s, nil
+}
+
+// openBucket opens the rooms' bucket, making it if NATS has none.
+func (s *NATS) openBucket(ctx context.Context) error {
+	kv, err := s.js.CreateOrUpdateKeyValue(ctx, s.bcfg)
+	if err != nil {
+		return fmt.Errorf("rooms: key-value bucket %s (is JetStream on? nats-server -js): %w", s.bcfg.Bucket, err)
+	}
+	s.bucket.Store(&kvBucket{kv})
+	return nil
+}
+
+// kv is the rooms' bucket.
+func (s *NATS) kv() jetstream.KeyValue { return s.bucket.Load().KeyValue }
+
+// bucketGone reports whether err says NATS answers but holds no rooms'
+// bucket: it restarted without its stored data (or JetStream is off).
+func bucketGone(err error) bool {
+	return errors.Is(err, nats.ErrNoResponders) || errors.Is(err, jetstream.ErrStreamNotFound) ||
+		errors.Is(err, jetstream.ErrBucketNotFound) || errors.Is(err, jetstream.ErrNoStreamResponse)
+}
+
+// repairEvery spaces the attempts to make the bucket again.
+const repairEvery = time.Second
+
+// repair makes the rooms' bucket again, in the background, when NATS lost
+// it: one attempt at a time, at most one every repairEvery. The rooms it
+// held are gone; new ones can be opened again at once.
+func (s *NATS) repair() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.shut || s.repairing || time.Since(s.repaired) < repairEvery {
+		return
+	}
+	s.repairing, s.repaired = true, time.Now()
+	s.wg.Go(func() {
+		defer func() { s.mu.Lock(); s.repairing = false; s.mu.Unlock() }()
+		if err := s.ensureBucket(); err != nil {
+			s.log.Warn("rooms: the key-value bucket is gone and cannot be made again yet", "err", err)
+		}
+	})
+}
+
+// ensureBucket makes the rooms' bucket again if NATS lost it.
+func (s *NATS) ensureBucket() error {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*s.timeout)
+	defer cancel()
+	if _, err := s.kv().Status(ctx); !bucketGone(err) {
+		return nil
+	}
+	if err := s.openBucket(ctx); err != nil {
+		return err
+	}
+	s.log.Warn("rooms: NATS had lost the rooms' key-value bucket (restarted without its store?); made it again: the rooms it held are gone", "bucket", s.bcfg.Bucket)
+	return nil
+}
+
+// Health reports whether rooms can be used now: the connection is up and
+// the bucket answers (made again if NATS lost it). A check is kept for a
+// second, so probes cost NATS at most one request a second.
+func (s *NATS) Health(ctx context.Context) error {
+	s.mu.Lock()
+	if h := s.health; !h.at.IsZero() && time.Since(h.at) < time.Second {
+		s.mu.Unlock()
+		return h.err
+	}
+	s.mu.Unlock()
+	err := s.check(ctx)
+	s.mu.Lock()
+	s.health = health{err: err, at: time.Now()}
+	s.mu.Unlock()
+	return err
+}
+
+func (s *NATS) check(ctx context.Context) error {
+	if !s.nc.IsConnected() {
+		return unavailable(nats.ErrDisconnected)
+	}
+	ctx, cancel := s.op(ctx)
+	defer cancel()
+	if _, err := s.kv().Status(ctx); err != nil {
+		return s.failed(err)
+	}
+	return nil
 }
 
 // reconnectDelay backs off from 250 ms to 2 s, with up to 50% jitter, so a
@@ -161,14 +260,23 @@ func (s *NATS) op(ctx context.Context) (context.Context, context.CancelFunc) {
 // before.
 func unavailable(err error) error { return fmt.Errorf("%w: %w", ErrUnavailable, err) }
 
+// failed is unavailable(err), and starts a repair when err says the
+// bucket is gone: the request fails, the next ones find the bucket again.
+func (s *NATS) failed(err error) error {
+	if bucketGone(err) {
+		s.repair()
+	}
+	return unavailable(err)
+}
+
 // get reads a live room: missing, deleted or past its TTL is ErrNoRoom.
 func (s *NATS) get(ctx context.Context, code string) (jetstream.KeyValueEntry, record, error) {
 	var rec record
-	e, err := s.kv.Get(ctx, code)
+	e, err := s.kv().Get(ctx, code)
 	if errors.Is(err, jetstream.ErrKeyNotFound) || errors.Is(err, jetstream.ErrKeyDeleted) {
 		return nil, rec, ErrNoRoom
 	} else if err != nil {
-		return nil, rec, unavailable(err)
+		return nil, rec, s.failed(err)
 	}
 	if e.Operation() != jetstream.KeyValuePut || time.Since(e.Created()) >= s.limits.TTL {
 		return nil, rec, ErrNoRoom
@@ -209,11 +317,11 @@ func (s *NATS) Create(ctx context.Context) (string, string, error) {
 		if err != nil {
 			return "", "", err
 		}
-		_, err = s.kv.Create(ctx, code, val)
+		_, err = s.kv().Create(ctx, code, val)
 		if errors.Is(err, jetstream.ErrKeyExists) {
 			continue
 		} else if err != nil {
-			return "", "", unavailable(err)
+			return "", "", s.failed(err)
 		}
 		return code, key, nil
 	}
@@ -226,9 +334,9 @@ func (s *NATS) Create(ctx context.Context) (string, string, error) {
 // bucket's message count says it may be full, and at most once every
 // FullTTL/4.
 func (s *NATS) makeSpace(ctx context.Context) error {
-	st, err := s.kv.Status(ctx)
+	st, err := s.kv().Status(ctx)
 	if err != nil {
-		return unavailable(err)
+		return s.failed(err)
 	}
 	if st.Values() < uint64(s.limits.Rooms) {
 		return nil
@@ -256,15 +364,15 @@ func (s *NATS) makeSpace(ctx context.Context) error {
 // sweep deletes rooms idle for FullTTL and returns how many live rooms are
 // left.
 func (s *NATS) sweep(ctx context.Context) (int, error) {
-	keys, err := s.kv.Keys(ctx)
+	keys, err := s.kv().Keys(ctx)
 	if errors.Is(err, jetstream.ErrNoKeysFound) {
 		return 0, nil
 	} else if err != nil {
-		return 0, unavailable(err)
+		return 0, s.failed(err)
 	}
 	live := 0
 	for _, k := range keys {
-		e, err := s.kv.Get(ctx, k)
+		e, err := s.kv().Get(ctx, k)
 		if err != nil {
 			continue // gone meanwhile
 		}
@@ -272,9 +380,9 @@ func (s *NATS) sweep(ctx context.Context) (int, error) {
 			live++
 			continue
 		}
-		_ = s.kv.Delete(ctx, k, jetstream.LastRevision(e.Revision()))
+		_ = s.kv().Delete(ctx, k, jetstream.LastRevision(e.Revision()))
 	}
-	_ = s.kv.PurgeDeletes(ctx, jetstream.DeleteMarkersOlderThan(-1))
+	_ = s.kv().PurgeDeletes(ctx, jetstream.DeleteMarkersOlderThan(-1))
 	return live, nil
 }
 
@@ -293,10 +401,10 @@ func (s *NATS) Publish(ctx context.Context, code, key, url string) (State, error
 		}
 		rec.URL, rec.Seq = url, rec.Seq+1
 		val, _ := json.Marshal(rec)
-		if _, err := s.kv.Update(ctx, code, val, e.Revision()); errors.Is(err, jetstream.ErrKeyRevisionMismatch) {
+		if _, err := s.kv().Update(ctx, code, val, e.Revision()); errors.Is(err, jetstream.ErrKeyRevisionMismatch) {
 			continue // another publish or a touch came first
 		} else if err != nil {
-			return State{}, unavailable(err)
+			return State{}, s.failed(err)
 		}
 		st := rec.state()
 		s.broadcast(code, message{URL: st.URL, Seq: st.Seq})
@@ -461,10 +569,10 @@ func (s *NATS) Close(ctx context.Context, code, key string) error {
 		if !rec.keyMatches(key) {
 			return ErrRoomKey
 		}
-		if err := s.kv.Delete(ctx, code, jetstream.LastRevision(e.Revision())); errors.Is(err, jetstream.ErrKeyRevisionMismatch) {
+		if err := s.kv().Delete(ctx, code, jetstream.LastRevision(e.Revision())); errors.Is(err, jetstream.ErrKeyRevisionMismatch) {
 			continue // a publish or a touch came first
 		} else if err != nil {
-			return unavailable(err)
+			return s.failed(err)
 		}
 		s.broadcast(code, message{Closed: true})
 		s.mu.Lock()
@@ -475,9 +583,14 @@ func (s *NATS) Close(ctx context.Context, code, key string) error {
 	return unavailable(errors.New("close: too many concurrent updates"))
 }
 
-// resync runs after a reconnect: broadcasts sent meanwhile were lost, so
-// every room with followers here is read again.
+// resync runs after a reconnect: the NATS server may have restarted
+// without its store, so the bucket is made again if it is gone; and
+// broadcasts sent meanwhile were lost, so every room with followers here
+// is read again.
 func (s *NATS) resync() {
+	if err := s.ensureBucket(); err != nil {
+		s.log.Warn("rooms: the key-value bucket is gone and cannot be made again yet", "err", err)
+	}
 	for _, code := range s.watched() {
 		ctx, cancel := s.op(context.Background())
 		_, rec, err := s.get(ctx, code)
@@ -527,9 +640,9 @@ func (s *NATS) toucher() {
 // touchRoom rewrites the room's key unchanged if it was written at least
 // olderThan ago, which restarts its TTL.
 func (s *NATS) touchRoom(ctx context.Context, code string, olderThan time.Duration) {
-	e, err := s.kv.Get(ctx, code)
+	e, err := s.kv().Get(ctx, code)
 	if err != nil || e.Operation() != jetstream.KeyValuePut || time.Since(e.Created()) < olderThan {
 		return
 	}
-	_, _ = s.kv.Update(ctx, code, e.Value(), e.Revision())
+	_, _ = s.kv().Update(ctx, code, e.Value(), e.Revision())
 }

@@ -44,6 +44,10 @@ type Store interface {
 	Subscribe(ctx context.Context, code string) (<-chan State, error)
 	// Close ends the room; its subscribers' channels are closed.
 	Close(ctx context.Context, code, key string) error
+	// Health is nil when rooms can be used now, else an ErrUnavailable.
+	// It may repair what it finds broken (NATS: a bucket lost with the
+	// NATS server's store).
+	Health(ctx context.Context) error
 }
 
 // Errors of a Store.

@@ -16,9 +16,13 @@ import (
 
 // Start runs a NATS server with JetStream on 127.0.0.1 at a random port,
 // keeping its streams in dir. Stop it with Shutdown.
-func Start(dir string) (*server.Server, error) {
+func Start(dir string) (*server.Server, error) { return StartPort(dir, server.RANDOM_PORT) }
+
+// StartPort runs a NATS server with JetStream on 127.0.0.1:port, keeping
+// its streams in dir: a test restarts one where its clients reconnect.
+func StartPort(dir string, port int) (*server.Server, error) {
 	s, err := server.NewServer(&server.Options{
-		Host: "127.0.0.1", Port: server.RANDOM_PORT, JetStream: true, StoreDir: dir,
+		Host: "127.0.0.1", Port: port, JetStream: true, StoreDir: dir,
 		NoLog: true, NoSigs: true, MaxPayload: 1 << 20,
 	})
 	if err != nil {
