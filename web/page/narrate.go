@@ -24,6 +24,7 @@ type frameView struct {
 	ui     catalog.Messages
 	conds  map[string]bool // conditions decided so far ("name:arg")
 	style  draw.Style      // how the window is drawn: for a page, or a projector
+	second bool            // the frame is a second window's (it draws no ghost)
 }
 
 func newFrameView(l *scenarios.Lesson, p sim.Policy, r *sim.Replay, i int, ui catalog.Messages) *frameView {

@@ -151,7 +151,7 @@ func secondPage(b *Builder, v *frameView, p *views.LessonPage) {
 		sf.Blocks, sf.Total = sw.Blocks, sw.Total
 	}
 	sv := *v
-	sv.f = &sf
+	sv.f, sv.second = &sf, true
 	w := b.drawFrame(&sv) // drawn anew: a static copy keeps each frame's first window only
 	w.Title = v.ui.T(label)
 	if sw := v.f.Second; sw == nil {

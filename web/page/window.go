@@ -140,7 +140,7 @@ func (b *Builder) drawWindow(v *frameView, w *views.Window, rows []row) {
 // when the stack did not shrink), and a lane label naming what left ("" when
 // nothing did).
 func (v *frameView) ghost() ([2]int, string) {
-	if v.i == 0 {
+	if v.i == 0 || v.second { // a second window comes and goes with what it shows
 		return [2]int{}, ""
 	}
 	prev, f := &v.frames[v.i-1], v.f
