@@ -6,8 +6,8 @@ import (
 
 	"github.com/labstack/echo/v4"
 
-	"ctxsim/qr"
 	"ctxsim/web/httperr"
+	"ctxsim/web/qr"
 )
 
 // maxQRText bounds the text a QR code is made of: a join address.
