@@ -830,7 +830,9 @@ func Wrap(text string, f Font, size, width float64) []string {
 		}
 		line = ""
 		for _, r := range word { // a word longer than a line, or CJK text without spaces
-			if line != "" && TextWidth(line+string(r), f, size) > width {
+			// A closing mark (。、）」) never starts a line: it hangs at the
+			// end of the one before (kinsoku), in the box's padding.
+			if line != "" && !strings.ContainsRune(noLineStart, r) && TextWidth(line+string(r), f, size) > width {
 				lines = append(lines, line)
 				line = ""
 			}
@@ -842,6 +844,9 @@ func Wrap(text string, f Font, size, width float64) []string {
 	}
 	return lines
 }
+
+// noLineStart are the marks a Japanese line never starts with.
+const noLineStart = "。、，．）」』】〕！？ー・：；"
 
 func clamp(v, lo, hi float64) float64 { return min(max(v, lo), hi) }
 

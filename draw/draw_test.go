@@ -178,15 +178,26 @@ func TestFullNames(t *testing.T) {
 
 // TestWrap: lines fit, and together they are the text.
 func TestWrap(t *testing.T) {
-	for _, text := range []string{"Empty: between sessions nothing is in the window.", "空です。セッションとセッションの間、ウィンドウには何もありません。", "a"} {
-		lines := Wrap(text, Sans, 14, 150)
-		for _, l := range lines {
-			if TextWidth(l, Sans, 14) > 150 {
-				t.Errorf("Wrap(%q): line %q is wider than 150", text, l)
+	for _, text := range []string{"Empty: between sessions nothing is in the window.", "空です。セッションとセッションの間、ウィンドウには何もありません。", "a",
+		"このステップでは、ファイルに記録された呼び出しはセッションの横で動いていません。サブエージェントや圧縮の呼び出しがあれば、そのウィンドウがここに出ます。"} {
+		for _, width := range []float64{150, 163, 180, 205} {
+			lines := Wrap(text, Sans, 14, width)
+			for i, l := range lines {
+				r := []rune(l)
+				body := l
+				if last := r[len(r)-1]; strings.ContainsRune(noLineStart, last) {
+					body = string(r[:len(r)-1]) // a closing mark hangs past the width
+				}
+				if TextWidth(body, Sans, 14) > width {
+					t.Errorf("Wrap(%q, %v): line %q is wider than %v", text, width, l, width)
+				}
+				if i > 0 && strings.ContainsRune(noLineStart, r[0]) {
+					t.Errorf("Wrap(%q, %v): line %q starts with a closing mark", text, width, l)
+				}
 			}
-		}
-		if got := strings.Join(lines, ""); strings.ReplaceAll(got, " ", "") != strings.ReplaceAll(text, " ", "") {
-			t.Errorf("Wrap(%q) = %q", text, lines)
+			if got := strings.Join(lines, ""); strings.ReplaceAll(got, " ", "") != strings.ReplaceAll(text, " ", "") {
+				t.Errorf("Wrap(%q) = %q", text, lines)
+			}
 		}
 	}
 }
