@@ -453,6 +453,16 @@ func (d *Drawing) placeLane(w Window) {
 		}
 		ln.placeFree(free, segs)
 	}
+	// A label of several lines may find no stretch between two lines'
+	// labels tall enough for it: group the unnamed more until no label
+	// overlaps.
+	for room := slots(free) - 1; room > 0 && ln.crowded(free, fixed); room-- {
+		n := len(free)
+		if free = ln.group(free, room, d.Rows, true); len(free) == n {
+			break
+		}
+		ln.placeFree(free, segs)
+	}
 	for _, it := range fixed {
 		d.Lines[it.line].Label.Y = it.at + (s.ascent()-s.descent())/2
 		d.Lines[it.line].Label.Text = Fit(d.Lines[it.line].Label.Text, Mono, s.Small, s.LaneW())
@@ -579,7 +589,7 @@ func lastBreak(text string, end int) int {
 }
 
 // maxLines is the most lines a named row's label takes in the lane.
-const maxLines = 3
+const maxLines = 4
 
 // placeFixed keeps the lines' labels at their lines, pushed apart where
 // two lines are closer than a label.
@@ -755,6 +765,19 @@ func (ln lane) spareToward(items []laneItem, in [][]int, segs []segment, s int) 
 		}
 	}
 	return 0
+}
+
+// crowded reports whether two of the lane's labels overlap, the lines'
+// labels (fixed) among them.
+func (ln lane) crowded(free, fixed []laneItem) bool {
+	all := append(slices.Clone(free), fixed...)
+	slices.SortStableFunc(all, func(a, b laneItem) int { return cmpFloat(a.at, b.at) })
+	for i := 1; i < len(all); i++ {
+		if all[i].at-all[i-1].at < float64(all[i].size()+all[i-1].size())*ln.step/2-1e-6 {
+			return true
+		}
+	}
+	return false
 }
 
 // slotsOf is how many lines of the lane the items idx take.
