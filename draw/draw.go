@@ -310,8 +310,8 @@ func (d *Drawing) crossed(top, bottom float64) bool {
 // can (it is what tells a block apart without its colour), then the major
 // badges (a tier, a re-read: what a step is about), cutting the name to
 // keep them as long as keepRunes of it remain; only then the role goes. A
-// name is never cut below minNameRunes, and a full row's never: it goes to
-// the lane instead.
+// name is never cut below minNameRunes, and a full row's never, nor does it
+// lose its role: it goes to the lane instead.
 func (s Style) insideLabel(l Label, full bool) (Inside, bool) {
 	major := slices.DeleteFunc(slices.Clone(l.Badges), func(b Badge) bool { return b.Minor })
 	tries := []struct {
@@ -324,7 +324,10 @@ func (s Style) insideLabel(l Label, full bool) (Inside, bool) {
 		{false, major, false}, {false, major, true}, {false, nil, false}, {false, nil, true},
 	}
 	for i, t := range tries {
-		if full && t.cut {
+		// A full row keeps its name whole and its role (what tells it
+		// apart without its colour): where both do not fit, the lane
+		// names it ("system · system prompt · 3.0k").
+		if full && (t.cut || !t.role && l.Role != "") {
 			continue
 		}
 		in, ok := s.tryInside(l, t.role, t.badges, t.cut)
