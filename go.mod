@@ -10,6 +10,7 @@ require (
 	github.com/dlclark/regexp2 v1.10.0
 	github.com/fsnotify/fsnotify v1.10.1
 	github.com/labstack/echo/v4 v4.16.4
+	github.com/makiuchi-d/gozxing v0.1.1
 	github.com/nats-io/nats-server/v2 v2.15.2
 	github.com/nats-io/nats.go v1.55.0
 	github.com/pkoukk/tiktoken-go v0.1.8
@@ -46,6 +47,7 @@ require (
 	golang.org/x/text v0.43.0 // indirect
 	golang.org/x/time v0.16.0 // indirect
 	golang.org/x/tools v0.52.0 // indirect
+	golang.org/x/xerrors v0.0.0-20200804184101-5ec99f83aff1 // indirect
 )
 
 tool github.com/a-h/templ/cmd/templ

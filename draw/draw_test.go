@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"strconv"
+	"strings"
 	"testing"
 )
 
@@ -54,7 +55,7 @@ func TestScale(t *testing.T) {
 		{Blocks: []Block{{ID: "call", Tokens: 300}, {ID: "result", Tokens: 19000}}, Label: Label{Name: "read src/parser.ts"}},
 		row("log", 22100, "test log"), row("question", 7000, "q"),
 	}}
-	d := Lay(w)
+	d := Lay(w, Page)
 	if d.Scale != 0.01 {
 		t.Fatalf("Scale = %v; want 0.01", d.Scale)
 	}
@@ -91,7 +92,7 @@ func TestLabels(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			d := Lay(Window{Tokens: 50000, Height: 500, Reserve: 50, Rows: tt.rows, Lines: tt.lines})
+			d := Lay(Window{Tokens: 50000, Height: 500, Reserve: 50, Rows: tt.rows, Lines: tt.lines}, Page)
 			for i, want := range tt.inside {
 				if got := d.Rows[i].Inside != nil; got != want {
 					t.Errorf("row %d inside = %v; want %v", i, got, want)
@@ -112,7 +113,7 @@ func TestGroups(t *testing.T) {
 	rows[70].Focus = true
 	w := Window{Tokens: 32000, Height: 500, Reserve: 40, Rows: rows, Lines: []Line{{Tokens: 27500, Label: "pressure"}},
 		GroupText: func(rs []int) string { return fmt.Sprintf("%d blocks", len(rs)) }}
-	d := Lay(w)
+	d := Lay(w, Page)
 	named := map[int]int{}
 	for _, c := range d.Callouts {
 		for r := c.First; r <= c.Last; r++ {
@@ -130,10 +131,75 @@ func TestGroups(t *testing.T) {
 			t.Errorf("row %d is named %d times in the lane; want once", i, named[i])
 		}
 	}
-	if max := int((w.Height + w.Reserve) / laneStep); len(d.Callouts)+len(d.Lines) > max {
+	if max := int((w.Height + w.Reserve) / Page.laneStep()); len(d.Callouts)+len(d.Lines) > max {
 		t.Errorf("%d lane labels; the lane holds %d", len(d.Callouts)+len(d.Lines), max)
 	}
 	checkDrawing(t, d, len(rows))
+}
+
+// TestFullNames: a row the narration names keeps its whole name, inside
+// its block or in the lane (on two lines if one cannot hold it), never in
+// a group, however crowded the lane.
+func TestFullNames(t *testing.T) {
+	long := "file_read src/payment/callbacks/handlers.py"
+	for _, st := range []Style{Page, Projector} {
+		var rows []Row
+		for i := range 60 {
+			rows = append(rows, row(fmt.Sprint("r", i), 150, fmt.Sprint("result number ", i)))
+		}
+		rows[20].Full, rows[20].Label.Name = true, long
+		rows[40].Full, rows[40].Label.Name = true, "session.go"
+		rows = append(rows, row("big", 20000, long))
+		rows[60].Full = true
+		d := Lay(Window{Tokens: 50000, Height: 450, Reserve: 50, Rows: rows, GroupText: func(rs []int) string { return fmt.Sprint(len(rs), " blocks") }}, st)
+		for _, i := range []int{20, 40, 60} {
+			drawn := ""
+			if in := d.Rows[i].Inside; in != nil {
+				drawn = in.Name.Text
+			}
+			for _, c := range d.Callouts {
+				if c.First == i && c.Last == i {
+					drawn = c.Text.Text
+					for _, m := range c.More {
+						drawn += m.Text
+					}
+				}
+				if c.Group && c.First <= i && i <= c.Last {
+					t.Errorf("%s: named row %d is in a group", st.Name, i)
+				}
+			}
+			if !strings.Contains(drawn, rows[i].Label.Name) {
+				t.Errorf("%s: named row %d is drawn as %q; want its name %q whole", st.Name, i, drawn, rows[i].Label.Name)
+			}
+		}
+		checkDrawing(t, d, len(rows))
+	}
+}
+
+// TestWrap: lines fit, and together they are the text.
+func TestWrap(t *testing.T) {
+	for _, text := range []string{"Empty: between sessions nothing is in the window.", "空です。セッションとセッションの間、ウィンドウには何もありません。", "a",
+		"このステップでは、ファイルに記録された呼び出しはセッションの横で動いていません。サブエージェントや圧縮の呼び出しがあれば、そのウィンドウがここに出ます。"} {
+		for _, width := range []float64{150, 163, 180, 205} {
+			lines := Wrap(text, Sans, 14, width)
+			for i, l := range lines {
+				r := []rune(l)
+				body := l
+				if last := r[len(r)-1]; strings.ContainsRune(noLineStart, last) {
+					body = string(r[:len(r)-1]) // a closing mark hangs past the width
+				}
+				if TextWidth(body, Sans, 14) > width {
+					t.Errorf("Wrap(%q, %v): line %q is wider than %v", text, width, l, width)
+				}
+				if i > 0 && strings.ContainsRune(noLineStart, r[0]) {
+					t.Errorf("Wrap(%q, %v): line %q starts with a closing mark", text, width, l)
+				}
+			}
+			if got := strings.Join(lines, ""); strings.ReplaceAll(got, " ", "") != strings.ReplaceAll(text, " ", "") {
+				t.Errorf("Wrap(%q) = %q", text, lines)
+			}
+		}
+	}
 }
 
 // TestRandomWindows lays out many windows and checks the invariants:
@@ -155,6 +221,7 @@ func TestRandomWindows(t *testing.T) {
 			total += tok
 			r := row(fmt.Sprint("b", i), tok, names[rng.IntN(len(names))])
 			r.Focus = rng.IntN(10) == 0
+			r.Full = rng.IntN(12) == 0
 			if rng.IntN(4) == 0 {
 				r.Label.Badges = []Badge{{Text: "T2·d12"}, {Text: "floor", Minor: true}}
 			}
@@ -170,41 +237,48 @@ func TestRandomWindows(t *testing.T) {
 			Lines:     []Line{{Tokens: window * (1 + rng.IntN(99)) / 100, Label: "92% · 46.0k"}, {Tokens: window, Label: "limit"}},
 			Marks:     []Mark{{Tokens: rng.IntN(total + 1), Text: "cache miss"}},
 			GroupText: func(rs []int) string { return fmt.Sprintf("%d blocks · 9.9k", len(rs)) }}
-		t.Run(fmt.Sprint(n), func(t *testing.T) { checkDrawing(t, Lay(w), len(rows)) })
+		for _, s := range []Style{Page, Projector} {
+			t.Run(fmt.Sprint(s.Name, n), func(t *testing.T) { checkDrawing(t, Lay(w, s), len(rows)) })
+		}
 	}
 }
 
 // checkDrawing asserts the invariants every drawing keeps.
 func checkDrawing(t *testing.T, d Drawing, rows int) {
 	t.Helper()
+	s := d.Style
 	limit := d.Height + d.Reserve
+	step := s.laneStep()
+	mid := (s.ascent() - s.descent()) / 2
 	var centres []float64
 	for _, l := range d.Lines {
-		centres = append(centres, l.Label.Y-(ascent-descent)/2)
-		if TextWidth(l.Label.Text, Mono, LaneSize) > LaneW {
+		centres = append(centres, l.Label.Y-mid)
+		if TextWidth(l.Label.Text, Mono, s.Small) > s.LaneW() {
 			t.Errorf("line label %q is wider than the lane", l.Label.Text)
 		}
 	}
 	for _, c := range d.Callouts {
-		centres = append(centres, c.Text.Y-(ascent-descent)/2)
-		if TextWidth(c.Text.Text, Sans, LaneSize) > LaneW {
-			t.Errorf("callout %q is wider than the lane", c.Text.Text)
+		for _, sp := range append([]Span{c.Text}, c.More...) {
+			centres = append(centres, sp.Y-mid)
+			if TextWidth(sp.Text, Sans, s.Small) > s.LaneW() {
+				t.Errorf("callout %q is wider than the lane", sp.Text)
+			}
 		}
 	}
 	for _, m := range d.Marks {
-		centres = append(centres, m.Text.Y-(ascent-descent)/2)
+		centres = append(centres, m.Text.Y-mid)
 	}
 	for _, c := range d.Callouts {
-		if sh := math.Abs(c.Text.Y - (ascent-descent)/2 - c.Anchor); sh > maxShift+laneStep && c.Group {
+		if sh := math.Abs(c.Text.Y - mid - c.Anchor); sh > s.maxShift()+step && c.Group {
 			t.Errorf("group %d–%d is labelled %.0f from its rows", c.First, c.Last, sh)
 		}
 	}
 	for i := range centres {
-		if centres[i] < laneStep/2-1e-6 || centres[i] > limit-laneStep/2+1e-6 {
+		if centres[i] < step/2-1e-6 || centres[i] > limit-step/2+1e-6 {
 			t.Errorf("lane label at %.1f is outside the lane 0–%.0f", centres[i], limit)
 		}
 		for j := range i {
-			if math.Abs(centres[i]-centres[j]) < laneStep-1e-6 {
+			if math.Abs(centres[i]-centres[j]) < step-1e-6 {
 				t.Errorf("lane labels at %.1f and %.1f overlap", centres[j], centres[i])
 			}
 		}
@@ -223,27 +297,27 @@ func checkDrawing(t *testing.T, d Drawing, rows int) {
 			continue
 		}
 		in := r.Inside
-		if in.Y-ascent < r.Y || in.Y+descent > r.Y+r.H {
+		if in.Y-s.ascent() < r.Y || in.Y+s.descent() > r.Y+r.H {
 			t.Errorf("row %d's label (%.1f) is outside the row %.1f–%.1f", i, in.Y, r.Y, r.Y+r.H)
 		}
 		for _, l := range d.Lines {
-			if l.Y >= in.Y-ascent-lineClear+1e-6 && l.Y <= in.Y+descent+lineClear-1e-6 {
+			if l.Y >= in.Y-s.ascent()-lineClear+1e-6 && l.Y <= in.Y+s.descent()+lineClear-1e-6 {
 				t.Errorf("line at %.1f crosses row %d's label at %.1f", l.Y, i, in.Y)
 			}
 		}
-		left := in.Name.X + TextWidth(in.Name.Text, SansBold, NameSize)
-		right := in.Size.X - TextWidth(in.Size.Text, Mono, SizeSize)
+		left := in.Name.X + TextWidth(in.Name.Text, SansBold, s.Text)
+		right := in.Size.X - TextWidth(in.Size.Text, Mono, s.Small)
 		if len(in.Badges) > 0 {
 			right = in.Badges[0].X
 		}
-		if left > right+1e-6 || in.Name.X < textX {
+		if left > right+1e-6 || in.Name.X < s.textX() {
 			t.Errorf("row %d's name %q runs into its size or badges (%.1f > %.1f)", i, in.Name.Text, left, right)
 		}
-		if in.Role != nil && in.Role.X+TextWidth(in.Role.Text, Sans, RoleSize) > in.Name.X {
+		if in.Role != nil && in.Role.X+TextWidth(in.Role.Text, Sans, s.Small) > in.Name.X {
 			t.Errorf("row %d's role runs into its name", i)
 		}
 		for _, e := range r.Excerpt {
-			if TextWidth(e.Text, Mono, ExcerptSize) > textEnd-textX || e.Y > r.Y+r.H {
+			if TextWidth(e.Text, Mono, s.Small) > s.textEnd()-s.textX() || e.Y > r.Y+r.H {
 				t.Errorf("row %d's excerpt line %q does not fit", i, e.Text)
 			}
 		}

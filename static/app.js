@@ -182,15 +182,19 @@
   }
 
   // countMeter counts the meter from its old total to the new one, where
-  // both read in thousands ("47.9k / 50k").
+  // both read in thousands ("47.9k / 50k"). Its clock starts at its first
+  // frame (an earlier timestamp would ease backwards, past the old total),
+  // and every value it shows lies between the old total and the new one.
   function countMeter(m, old, ms) {
     var to = +m.getAttribute("data-total");
     var parts = m.textContent.split(" / ");
     if (!old || old.total === to || parts.length !== 2 || !/k$/.test(parts[0]) || !/k /.test(old.text)) return;
-    var from = old.total, t0 = performance.now(), final = m.textContent;
+    var from = old.total, lo = Math.min(from, to), hi = Math.max(from, to), t0 = -1, final = m.textContent;
+    m.textContent = old.text;
     function frame(now) {
-      var k = Math.min((now - t0) / ms, 1);
-      var v = from + (to - from) * (1 - Math.pow(1 - k, 3));
+      if (t0 < 0) t0 = now;
+      var k = Math.min(Math.max((now - t0) / ms, 0), 1);
+      var v = Math.min(Math.max(from + (to - from) * (1 - Math.pow(1 - k, 3)), lo), hi);
       m.textContent = k < 1 ? (v / 1000).toFixed(1) + "k / " + parts[1] : final;
       if (k < 1) requestAnimationFrame(frame);
     }
@@ -305,9 +309,12 @@
       case "Home": done = step("first"); break;
       case "End": done = step("last"); break;
       case " ":
+        // Space steps in every view (a focused button or summary keeps
+        // its own Space).
+        if (/^(BUTTON|SUMMARY)$/.test(e.target.tagName)) break;
         if (autoplay.on && autoplay.paused) { resumeAutoplay(); done = true; }
         else if (autoplay.on) { stopAutoplay(); done = true; }
-        else if (view() === "present" || view() === "compare") { done = step("next"); }
+        else if (view() !== "notes") { done = step("next"); }
         break;
       case "c": done = follow('a[data-action="compare"]'); break;
       case "p": done = follow('a[data-action="present"]'); break;

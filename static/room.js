@@ -391,30 +391,32 @@
       [url.replace(/^https?:\/\//, "")]);
   }
 
-  // presenterContent: the code, big, in the bar. The projector view's bar
-  // wraps, so it shows the join address too; the lesson page's bar is full
-  // (modes), so its address lives in a card in the middle of the screen,
-  // shown when the room opens and on "Join".
+  // presenterContent: the code in the bar and a "Join" button; the join
+  // card (shown when the room opens and on "Join") holds what a hall needs:
+  // the code, large, and a QR code of the join address (drawn by the
+  // server, /qr.svg) that a phone's camera opens, and the address itself.
+  // The bar stays one line, so the window keeps its room.
   function presenterContent(kids) {
     var p = presenter;
     var join = p.joins[p.pick] || p.joins[0];
-    kids.push(el("strong", { "class": "meter-value", "data-testid": "room-code", title: text("roomCode") }, [p.code]));
-    if (pageView() === "present") {
-      kids.push(el("span", {}, [text("join")]), joinLink(join, "mono"), joinChoice(p));
-    } else {
-      kids.push(button(text("joinButton"), "join", "room-show-join", { "aria-expanded": String(joinOpen), "aria-controls": "room-join" }));
-      kids.push(el("div", {
-        "class": "keys-help", id: "room-join", role: "dialog", "aria-label": text("joinTitle"),
-        "data-testid": "room-join", hidden: joinOpen ? null : ""
-      }, [
-        el("h2", {}, [text("joinTitle")]),
-        el("p", {}, [text("joinHow")]),
-        el("p", { "class": "headline" }, [joinLink(join, "")]),
-        joinChoice(p),
-        el("p", {}, [text("roomCode") + " ", el("strong", { "class": "meter-value" }, [p.code])]),
-        button(text("ok"), "hide-join", "room-hide-join")
-      ]));
-    }
+    kids.push(el("strong", { "class": "meter-value room-code", "data-testid": "room-code", title: text("roomCode") }, [p.code]));
+    kids.push(button(text("joinButton"), "join", "room-show-join", { "aria-expanded": String(joinOpen), "aria-controls": "room-join" }));
+    kids.push(el("div", {
+      "class": "keys-help room-join", id: "room-join", role: "dialog", "aria-label": text("joinTitle"),
+      "data-testid": "room-join", hidden: joinOpen ? null : ""
+    }, [
+      el("h2", {}, [text("joinTitle")]),
+      el("div", { "class": "room-join-card" }, [
+        el("img", { "class": "room-qr", src: "/qr.svg?text=" + encodeURIComponent(join), alt: text("qrAlt") + " " + join, width: "260", height: "260", "data-testid": "room-qr" }),
+        el("div", { "class": "room-join-text" }, [
+          el("p", {}, [text("joinHow")]),
+          el("p", { "class": "room-code-big", "data-testid": "room-code-big", "aria-label": text("roomCode") }, [p.code]),
+          el("p", { "class": "room-join-link" }, [joinLink(join, "")]),
+          joinChoice(p)
+        ])
+      ]),
+      button(text("ok"), "hide-join", "room-hide-join")
+    ]));
     if (!p.online) kids.push(el("span", { "class": "badge badge-changed" }, [text("offline")]));
     kids.push(button(text("close"), "close", "room-close"));
   }

@@ -1,9 +1,13 @@
 package views
 
 import (
+	"html"
 	"math"
 	"strconv"
 	"strings"
+	"unicode/utf8"
+
+	"github.com/a-h/templ"
 
 	"ctxsim/draw"
 )
@@ -91,30 +95,49 @@ func num(v float64) string {
 	return strconv.FormatFloat(math.Round(v*100)/100, 'f', -1, 64)
 }
 
-// viewBox is the drawing's viewBox: the lane's width and the box's height.
-func viewBox(w Window) string { return "0 0 " + num(w.Width) + " " + num(w.Height) }
+// viewBox is the drawing's viewBox: its width, and the box's height with
+// the room below it.
+func viewBox(w Window) string { return "0 0 " + num(w.Width) + " " + num(w.Height+w.Reserve) }
 
 // leaderPath joins a callout to its rows: a short run out of the column,
 // then to the label; a group gets a bracket along its rows first.
-func leaderPath(c draw.Callout) string {
-	out := draw.ColX + draw.ColW
-	mid := c.Text.Y - 3.5
+func leaderPath(s draw.Style, c draw.Callout) string {
+	out := s.ColEnd()
+	mid := c.Text.Y - s.Small*0.32
 	if c.Group {
 		return "M" + num(out+1) + " " + num(c.Top) + "H" + num(out+5) + "V" + num(c.Bottom) + "H" + num(out+1) +
-			"M" + num(out+5) + " " + num(c.Anchor) + "L" + num(draw.LaneX-3) + " " + num(mid)
+			"M" + num(out+5) + " " + num(c.Anchor) + "L" + num(s.LaneX()-3) + " " + num(mid)
 	}
-	return "M" + num(out) + " " + num(c.Anchor) + "H" + num(out+5) + "L" + num(draw.LaneX-3) + " " + num(mid)
+	return "M" + num(out) + " " + num(c.Anchor) + "H" + num(out+5) + "L" + num(s.LaneX()-3) + " " + num(mid)
 }
 
 // markPath points a lane mark at its place in the column.
-func markPath(m draw.MarkShape) string {
-	return "M" + num(draw.ColX) + " " + num(m.Y) + "H" + num(draw.ColX+draw.ColW+5) + "L" + num(draw.LaneX-3) + " " + num(m.Text.Y-3.5)
+func markPath(s draw.Style, m draw.MarkShape) string {
+	return "M" + num(draw.ColX) + " " + num(m.Y) + "H" + num(s.ColEnd()+5) + "L" + num(s.LaneX()-3) + " " + num(m.Text.Y-s.Small*0.32)
 }
 
 // bracketPath marks a range on the column's left.
 func bracketPath(b Band) string {
 	x := draw.ColX - 5
 	return "M" + num(x+3) + " " + num(b.Top+1) + "H" + num(x) + "V" + num(b.Bottom-1) + "H" + num(x+3)
+}
+
+// badgeTop is the top of a badge's pill on a label whose baseline is y.
+func badgeTop(s draw.Style, y float64) string { return num(y - s.Small*0.9) }
+
+// emptyLines is a window's caption when it holds nothing, broken into
+// lines that fit the box.
+func emptyLines(w Window) []string {
+	if w.Empty == "" {
+		return nil
+	}
+	return draw.Wrap(w.Empty, draw.Sans, w.Style.Small, w.Style.ColW-24)
+}
+
+// emptyY is the baseline of line i of n lines centred in the box.
+func emptyY(w Window, i, n int) string {
+	step := w.Style.Small * 1.35
+	return num(w.Height/2 + (float64(i)-float64(n-1)/2)*step + w.Style.Small*0.35)
 }
 
 // rowClass is a row's classes: its role and kind, and its states.
@@ -132,15 +155,14 @@ func rowClass(r RowView) string {
 }
 
 // Geometry of package draw, for the templates.
-var (
-	colX     = num(draw.ColX)
-	colW     = num(draw.ColW)
-	laneX    = num(draw.LaneX)
-	lineFrom = num(draw.ColX - 8)
-	lineTo   = num(draw.LaneX - 5)
-	cacheX   = num(draw.ColX + draw.ColW + 1)
-	boxMid   = num(draw.ColX + draw.ColW/2)
-)
+var colX = num(draw.ColX)
+
+func colW(s draw.Style) string     { return num(s.ColW) }
+func laneX(s draw.Style) string    { return num(s.LaneX()) }
+func lineFrom(s draw.Style) string { return num(draw.ColX - 8) }
+func lineTo(s draw.Style) string   { return num(s.LaneX() - 5) }
+func cacheX(s draw.Style) string   { return num(s.ColEnd() + 1) }
+func boxMid(s draw.Style) string   { return num(draw.ColX + s.ColW/2) }
 
 // windowName is a window's title where a page draws two, else "window".
 func windowName(ui UI, w Window) string {
@@ -156,6 +178,90 @@ func tableName(ui UI, w Window) string {
 		return ui.F("ui.blocks-table-named", map[string]string{"name": w.Title})
 	}
 	return ui.T("ui.blocks-table")
+}
+
+// activeModes says the modes in force: each group's label and its active
+// option ("Compaction on · Memory on").
+func activeModes(groups []ModeGroup) string {
+	var parts []string
+	for _, g := range groups {
+		for _, o := range g.Options {
+			if o.Active {
+				parts = append(parts, g.Label+" "+o.Label)
+			}
+		}
+	}
+	return strings.Join(parts, " · ")
+}
+
+// reflow undoes the hard line breaks of a text written for a fixed width
+// (a summary), so the page wraps it once: a line joins the one before it
+// unless either is blank, it starts a list item, or the one before ends a
+// heading (a colon). An indented line continues its list item.
+func reflow(text string) string {
+	var out []string
+	for _, line := range strings.Split(text, "\n") {
+		t := strings.TrimSpace(line)
+		n := len(out)
+		if n == 0 || t == "" || strings.TrimSpace(out[n-1]) == "" || listItem(t) || strings.HasSuffix(strings.TrimSpace(out[n-1]), ":") {
+			out = append(out, strings.TrimRight(line, " \t"))
+			continue
+		}
+		prev := strings.TrimRight(out[n-1], " \t")
+		sep := " "
+		if r, _ := utf8.DecodeLastRuneInString(prev); r > 0x2e80 {
+			if f, _ := utf8.DecodeRuneInString(t); f > 0x2e80 {
+				sep = ""
+			}
+		}
+		out[n-1] = prev + sep + t
+	}
+	return strings.Join(out, "\n")
+}
+
+// listItem reports whether a line starts an item of a list ("- ", "* ",
+// "• ", "1. ").
+func listItem(t string) bool {
+	for _, m := range []string{"- ", "* ", "• ", "・"} {
+		if strings.HasPrefix(t, m) {
+			return true
+		}
+	}
+	i := 0
+	for i < len(t) && t[i] >= '0' && t[i] <= '9' {
+		i++
+	}
+	return i > 0 && i+1 < len(t) && (t[i] == '.' || t[i] == ')') && t[i+1] == ' '
+}
+
+// ChangesShown is how many lines of what changed a page shows at once; the
+// others wait behind a disclosure (a pass that rewrites twenty results).
+const ChangesShown = 4
+
+func shownChanges(c []string) []string {
+	if len(c) <= ChangesShown+1 {
+		return c
+	}
+	return c[:ChangesShown]
+}
+
+func moreChanges(c []string) []string {
+	if len(c) <= ChangesShown+1 {
+		return nil
+	}
+	return c[ChangesShown:]
+}
+
+// calloutLines is a callout's text: its first line, then a tspan for each
+// next one, with no space between them (templ would put one there), so
+// the text reads as the name it is.
+func calloutLines(c draw.Callout) templ.Component {
+	var b strings.Builder
+	b.WriteString(html.EscapeString(c.Text.Text))
+	for _, m := range c.More {
+		b.WriteString(`<tspan x="` + num(m.X) + `" y="` + num(m.Y) + `">` + html.EscapeString(m.Text) + `</tspan>`)
+	}
+	return templ.Raw(b.String())
 }
 
 // categoryText is a category bar as text: each part with its size.

@@ -76,9 +76,13 @@ type LessonPage struct {
 	// on every step of a run that has one.
 	Second     *Window
 	TwoWindows bool
-	Panels     []Panel // panels of figures beside the window (cache, cost, counters)
-	Notes      []Panel // panels of prose, read after the narration (a decision's recorded outcomes)
-	Nav        Nav
+	// Pair: some mode of the lesson draws a second window beside the
+	// first, so every view of it sizes its box for two side by side (one
+	// box height in every mode).
+	Pair   bool
+	Panels []Panel // panels of figures beside the window (cache, cost, counters)
+	Notes  []Panel // panels of prose, read after the narration (a decision's recorded outcomes)
+	Nav    Nav
 	// ServerOnly says, in a static copy, which values of the modes need the
 	// server (a threshold typed into the URL); empty otherwise.
 	ServerOnly string
@@ -124,11 +128,11 @@ type ModeOption struct {
 // coordinate is in the drawing's user units, which the page scales to the
 // screen as a whole, so the box is the same height at every step.
 type Window struct {
-	Width, Height  float64 // the drawing; Height is the box: the window's tokens
-	Reserve        float64 // room below the box for an overflow, the same at every step of a lesson
-	Scale          float64 // units per token
-	Tokens         int     // the window's size in tokens (the box)
-	ReserveClass   string  // reserve-N: the stylesheet's room below the box (N% of it)
+	Style          draw.Style // the drawing's geometry and type (a page's, a projector's)
+	Width, Height  float64    // the drawing; Height is the box: the window's tokens
+	Reserve        float64    // room below the box for an overflow, the same at every step of a lesson
+	Scale          float64    // units per token
+	Tokens         int        // the window's size in tokens (the box)
 	Rows           []RowView
 	Lines          []draw.LineShape
 	Callouts       []draw.Callout
@@ -137,6 +141,7 @@ type Window struct {
 	Cached         *Band  // the prefix the prompt cache reuses
 	Overflow       *Band  // the stack past the limit
 	Excess         *Band  // on the step that crosses a threshold: the stack past the line
+	Ghost          *Band  // where what left the window since the step before was (the freed height)
 	Crossing       bool   // this step crosses a threshold: the line is drawn loud
 	Clipped        bool   // the stack runs past the room below the box
 	ThresholdLabel string // "92% · 46.0k"
@@ -190,6 +195,7 @@ type RowView struct {
 	BlockView
 	Blocks  []BlockView
 	Stale   bool         // a status that a newer one in the window supersedes
+	Named   bool         // the step's headline or what changed names it: its name is drawn whole
 	Inside  *draw.Inside // the label drawn on the row; nil when the lane names it
 	Excerpt []draw.Span  // lines of its text drawn on a tall row
 }
@@ -346,6 +352,7 @@ type ComparePage struct {
 	AltLang  Link
 	Modes    []ModeGroup // the left policy's controls
 	ModesB   []ModeGroup // the right policy's controls
+	Pair     bool        // as LessonPage.Pair
 	View     CompareView
 	Steps    StepBar
 	Nav      Nav
@@ -369,6 +376,7 @@ type PresentPage struct {
 	Window         Window
 	Second         *Window // a second window the frame carries (a sub-agent's)
 	Compare        *CompareView
+	Pair           bool // as LessonPage.Pair
 	Kicker         string
 	Headline       string
 	Changes        []string

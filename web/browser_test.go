@@ -68,16 +68,24 @@ func chromiumPath(t *testing.T) string {
 	return p
 }
 
-// browser starts a ctxsim server and a fresh chromium (own profile, so no
-// cookie or history cache is shared between tests) with a width×height
-// window, scripts on or off.
+// browser opens a tab of the test binary's one Chromium on the shared
+// ctxsim server, in a browser context of its own (no cookie, storage or
+// cache shared with other tests), with a width×height viewport, scripts on
+// or off.
 func browser(t *testing.T, width, height int, js bool) *chromeTab {
 	t.Helper()
 	ts := startHTTP(t, newTestServer(t))
-	bctx := startChromium(t, width, height)
-	ctx, cancel := context.WithTimeout(bctx, browserTestTimeout)
+	return openTab(t, ts.URL, width, height, js, browserTestTimeout)
+}
+
+// openTab opens a tab on base: see browser. Its protocol calls end when
+// the test does, or after timeout.
+func openTab(t *testing.T, base string, width, height int, js bool, timeout time.Duration) *chromeTab {
+	t.Helper()
+	tctx := startChromium(t)
+	ctx, cancel := context.WithTimeout(tctx, timeout)
 	t.Cleanup(cancel)
-	b := &chromeTab{t: t, ctx: ctx, base: ts.URL}
+	b := &chromeTab{t: t, ctx: ctx, base: base}
 	// Headless chromium's --window-size includes window decorations (1440×900
 	// gives a 1440×757 viewport): emulate the viewport size exactly.
 	b.do("set viewport", chromedp.EmulateViewport(int64(width), int64(height)))
@@ -89,40 +97,86 @@ func browser(t *testing.T, width, height int, js bool) *chromeTab {
 	return b
 }
 
-// startChromium starts a headless Debian Chromium with the options every
-// browser test uses, plus extra, and returns its browser context; the
-// browser closes when the test ends. It fails (never skips) without Chromium.
-func startChromium(t *testing.T, width, height int, extra ...chromedp.ExecAllocatorOption) context.Context {
+// chromium is the test binary's one headless Debian Chromium, started by
+// the first test that needs it and closed by TestMain: starting one takes
+// a second or two of the two cores the suite runs on. Background tabs
+// keep their timers (the room tests run several tabs at once), and motion
+// is reduced unless a test emulates otherwise.
+var chromium struct {
+	once   sync.Once
+	ctx    context.Context
+	cancel func()
+	err    error
+}
+
+// browserTmp is the temporary directory the test binary started with: the
+// shared Chromium keeps its profile and files there whatever TMPDIR the
+// test that starts it sets (the upload test watches its own).
+var browserTmp = os.TempDir()
+
+// TestMain closes the shared Chromium after the tests.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if chromium.cancel != nil {
+		chromium.cancel()
+	}
+	os.Exit(code)
+}
+
+// startChromium opens a tab in a new browser context of the shared
+// Chromium and returns its context; the tab and its browser context close
+// when the test ends. It fails (never skips) without Chromium.
+func startChromium(t *testing.T) context.Context {
 	t.Helper()
 	exe := chromiumPath(t)
-	opts := append(chromedp.DefaultExecAllocatorOptions[:],
-		chromedp.ExecPath(exe),
-		chromedp.NoSandbox,
-		chromedp.DisableGPU,
-		chromedp.Headless,
-		chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-quic", true),
-		chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("no-first-run", true),
-		chromedp.Flag("force-prefers-reduced-motion", true),
-		chromedp.WindowSize(width, height),
-		chromedp.UserDataDir(t.TempDir()),
-	)
-	actx, acancel := chromedp.NewExecAllocator(context.Background(), append(opts, extra...)...)
-	bctx, bcancel := chromedp.NewContext(actx)
-	t.Cleanup(func() {
-		cctx, cancel := context.WithTimeout(bctx, 10*time.Second)
-		defer cancel()
-		_ = chromedp.Cancel(cctx) // close the browser before its profile is removed
-		bcancel()
-		acancel()
+	chromium.once.Do(func() {
+		opts := append(chromedp.DefaultExecAllocatorOptions[:],
+			chromedp.ExecPath(exe),
+			chromedp.NoSandbox,
+			chromedp.DisableGPU,
+			chromedp.Headless,
+			chromedp.Flag("disable-component-update", true),
+			chromedp.Flag("disable-quic", true),
+			chromedp.Flag("disable-background-networking", true),
+			chromedp.Flag("no-first-run", true),
+			chromedp.Flag("force-prefers-reduced-motion", true),
+			chromedp.Flag("disable-background-timer-throttling", true),
+			chromedp.Flag("disable-renderer-backgrounding", true),
+			chromedp.Flag("disable-backgrounding-occluded-windows", true),
+			chromedp.WindowSize(1440, 900),
+			chromedp.Env("TMPDIR="+browserTmp),
+		)
+		dir, err := os.MkdirTemp(browserTmp, "ctxsim-chromium-")
+		if err != nil {
+			chromium.err = err
+			return
+		}
+		actx, acancel := chromedp.NewExecAllocator(context.Background(), append(opts, chromedp.UserDataDir(dir))...)
+		bctx, bcancel := chromedp.NewContext(actx)
+		chromium.ctx = bctx
+		chromium.cancel = func() {
+			cctx, cancel := context.WithTimeout(bctx, 10*time.Second)
+			defer cancel()
+			_ = chromedp.Cancel(cctx) // close the browser before its profile is removed
+			bcancel()
+			acancel()
+			os.RemoveAll(dir)
+		}
+		// The first Run binds the browser's life to its context: start it
+		// with no timeout; tests give their tabs their own deadlines.
+		chromium.err = chromedp.Do(bctx)
 	})
-	// The first Run binds the browser's life to its context: start it with
-	// no timeout; callers give tests their own deadlines.
-	if err := chromedp.Do(bctx); err != nil {
-		t.Fatalf("start chromium %s: %v", exe, err)
+	if chromium.err != nil {
+		t.Fatalf("start chromium %s: %v", exe, chromium.err)
 	}
-	return bctx
+	tctx, cancel := chromedp.NewContext(chromium.ctx, chromedp.WithNewBrowserContext())
+	t.Cleanup(cancel)
+	// The first Run opens the tab and binds its life to the context it is
+	// given: this one, not a caller's shorter deadline.
+	if err := chromedp.Do(tctx); err != nil {
+		t.Fatalf("open a tab: %v", err)
+	}
+	return tctx
 }
 
 // do runs actions with a per-call deadline.

@@ -3,7 +3,6 @@ package web
 import (
 	"fmt"
 	"math"
-	"strings"
 	"testing"
 )
 
@@ -128,111 +127,6 @@ func checkPane(t *testing.T, where string, p pane, barTop float64) {
 	}
 	if bottom := math.Max(p.Box.Bottom, p.StackBotom); bottom > barTop+1 {
 		t.Errorf("%s %s: the drawing ends at %.1f px, under the step bar (%.1f px)", where, p.ID, bottom, barTop)
-	}
-}
-
-// geometryLessons are the policies the geometry test walks, every step.
-var geometryLessons = []struct{ lesson, policy string }{
-	{"context-memory", cmPolicy},
-	{"context-memory", cmOverflow},
-	{"status-bar", "status-append.counter-on.clock-on.alpha-10"},
-	{"tiered-compaction", "strategy-tiered.floor-off.summarizer-ok.budget-attempts.pairs-kept"},
-}
-
-// TestBrowserGeometry walks every step of each lesson at a laptop and a
-// projector size: the box is the same height at every step, every block is
-// tokens × scale tall, no label is clipped, crossed or overlapped, and
-// nothing hides under the step bar.
-func TestBrowserGeometry(t *testing.T) {
-	for _, size := range []struct{ w, h int }{{1440, 900}, {1280, 720}} {
-		t.Run(fmt.Sprintf("%dx%d", size.w, size.h), func(t *testing.T) {
-			b := browser(t, size.w, size.h, true)
-			for _, gl := range geometryLessons {
-				boxH := -1.0
-				b.open(fmt.Sprintf("/en/%s/%s/1", gl.lesson, gl.policy))
-				n := atoiOrFatal(t, readStepTotal(b))
-				for step := 1; step <= n; step++ {
-					b.open(fmt.Sprintf("/en/%s/%s/%d", gl.lesson, gl.policy, step))
-					d := b.drawing()
-					where := fmt.Sprintf("%s/%s/%d", gl.lesson, gl.policy, step)
-					if len(d.Panes) != 1 {
-						t.Fatalf("%s: %d drawings; want 1", where, len(d.Panes))
-					}
-					p := d.Panes[0]
-					if h := p.Box.Bottom - p.Box.Top; boxH < 0 {
-						boxH = h
-					} else if math.Abs(h-boxH) > 0.5 {
-						t.Errorf("%s: the box is %.2f px tall; at step 1 it was %.2f px", where, h, boxH)
-					}
-					checkPane(t, where, p, d.BarTop)
-					if len(d.Clipped) > 0 {
-						t.Errorf("%s: text clipped in %q", where, d.Clipped)
-					}
-					if d.ScrollW > d.InnerW+0.5 {
-						t.Errorf("%s: the page scrolls sideways (%.0f px wide in %.0f)", where, d.ScrollW, d.InnerW)
-					}
-				}
-			}
-		})
-	}
-}
-
-// TestBrowserCompareGeometry: both sides of a comparison are drawn at one
-// scale, at every step, in the page and on the projector.
-func TestBrowserCompareGeometry(t *testing.T) {
-	b := browser(t, 1280, 720, true)
-	for _, view := range []string{"", "/present"} {
-		base := "/en/context-memory/" + cmPolicy + "/vs/" + cmOverflow
-		b.open(base + "/1" + view)
-		n := atoiOrFatal(t, readStepTotal(b))
-		for step := 1; step <= n; step++ {
-			b.open(fmt.Sprintf("%s/%d%s", base, step, view))
-			d := b.drawing()
-			where := fmt.Sprintf("compare%s/%d", view, step)
-			if len(d.Panes) != 2 {
-				t.Fatalf("%s: %d drawings; want 2", where, len(d.Panes))
-			}
-			l, r := d.Panes[0], d.Panes[1]
-			if hl, hr := l.Box.Bottom-l.Box.Top, r.Box.Bottom-r.Box.Top; math.Abs(hl-hr) > 0.5 || math.Abs(l.Box.Top-r.Box.Top) > 0.5 {
-				t.Errorf("%s: the boxes are %.2f and %.2f px tall, at %.1f and %.1f", where, hl, hr, l.Box.Top, r.Box.Top)
-			}
-			for _, p := range d.Panes {
-				checkPane(t, where, p, d.BarTop)
-			}
-			if delta := mustEval[float64](b, `document.querySelector("[data-testid=compare-delta]").getBoundingClientRect().bottom`); delta > d.BarTop {
-				t.Errorf("%s: the difference line ends at %.1f px, under the step bar (%.1f px)", where, delta, d.BarTop)
-			}
-		}
-	}
-}
-
-// TestBrowserPhone: at 390×844 no page scrolls sideways and the step
-// controls are on screen.
-func TestBrowserPhone(t *testing.T) {
-	b := browser(t, 390, 844, true)
-	for _, path := range []string{
-		cmURL("en", cmPolicy, 8), cmURL("ja", cmPolicy, 8),
-		"/en/status-bar/status-append.counter-on.clock-on.alpha-10/8",
-		"/en/tiered-compaction/strategy-tiered.floor-on.summarizer-ok.budget-attempts.pairs-kept/12",
-		"/en/context-memory/" + cmPolicy + "/vs/" + cmOverflow + "/11",
-		cmURL("en", cmPolicy, 8) + "/present",
-		"/en/", "/en/context-memory/" + cmPolicy + "/handout",
-	} {
-		b.open(path)
-		d := b.drawing()
-		if d.ScrollW > d.InnerW+0.5 {
-			t.Errorf("%s: the page is %.0f px wide at %.0f", path, d.ScrollW, d.InnerW)
-		}
-		if len(d.Clipped) > 0 {
-			t.Errorf("%s: text clipped in %q", path, d.Clipped)
-		}
-		if strings.Contains(path, "/handout") || strings.HasSuffix(path, "/en/") {
-			continue
-		}
-		next := mustEval[box](b, `(() => { const b = document.querySelector("[data-testid=step-next]").getBoundingClientRect(); return {Left: b.left, Top: b.top, Right: b.right, Bottom: b.bottom}; })()`)
-		if next.Right > d.InnerW || next.Bottom > d.InnerH || next.Top < 0 {
-			t.Errorf("%s: the next-step control is at %+v, off a %.0f×%.0f screen", path, next, d.InnerW, d.InnerH)
-		}
 	}
 }
 

@@ -414,15 +414,13 @@ func startRoomHTTP(t *testing.T, h http.Handler) *httptest.Server {
 	return ts
 }
 
-// roomTab starts a chromium of its own (own profile, own sessionStorage)
-// on base, at 1440×900, recording CSP violations in window.__csp; extra
-// are more options of the browser.
-func roomTab(t *testing.T, base string, extra ...chromedp.ExecAllocatorOption) *chromeTab {
+// roomTab opens a tab in a browser context of its own (own profile, own
+// sessionStorage) of the shared Chromium on base, at 1440×900, recording
+// CSP violations in window.__csp.
+func roomTab(t *testing.T, base string) *chromeTab {
 	t.Helper()
-	// Background tabs throttle timers; every tab here is "visible".
-	bctx := startChromium(t, 1440, 900, append([]chromedp.ExecAllocatorOption{
-		chromedp.Flag("disable-background-timer-throttling", true),
-		chromedp.Flag("disable-renderer-backgrounding", true)}, extra...)...)
+	// The shared Chromium keeps background tabs' timers running.
+	bctx := startChromium(t)
 	ctx, cancel := context.WithTimeout(bctx, 2*browserTestTimeout)
 	t.Cleanup(cancel)
 	b := &chromeTab{t: t, ctx: ctx, base: base}

@@ -11,6 +11,7 @@ func (s *Server) routes(e *echo.Echo) {
 	own := func(path string, h echo.HandlerFunc) { get(path, h); s.encoded[path] = true }
 	own("/", s.index)                           // lesson list, language from cookie or Accept-Language
 	get("/healthz", s.healthz)                  // liveness for process supervisors
+	get("/qr.svg", s.qrCode)                    // ?text=ADDRESS: a QR code of a room's join address
 	own("/static/:file", s.static)              // content-hashed CSS and JS, immutable, precompressed
 	get("/api/lessons", s.apiLessons)           // JSON [{id, title}]
 	get("/api/lessons/:id/frames", s.apiFrames) // JSON frames of a lesson under a policy (query)

@@ -59,8 +59,9 @@ func TestBrowserUploadSession(t *testing.T) {
 	a := newServerWith(t, Config{Rooms: natsRooms(t, url), Uploads: natsUploads(t, url)})
 	b := newServerWith(t, Config{Rooms: natsRooms(t, url), Uploads: natsUploads(t, url)})
 	tsA, tsB := startRoomHTTP(t, a.Handler()), startRoomHTTP(t, b.Handler())
-	browserTmp := chromedp.Env("TMPDIR=" + origTmp)
-	pres, aud := roomTab(t, tsA.URL, browserTmp), roomTab(t, tsB.URL, browserTmp)
+	// The shared Chromium keeps its files in the TMPDIR the test binary
+	// started with (browserTmp), never in serverTmp.
+	pres, aud := roomTab(t, tsA.URL), roomTab(t, tsB.URL)
 
 	pres.open("/en/")
 	files := []string{

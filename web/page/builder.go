@@ -70,6 +70,7 @@ type Builder struct {
 	// timelines keeps alignRuns of pairs of kept runs ([2]*sim.Replay →
 	// []pair).
 	timelines sync.Map
+	pairs     sync.Map   // *scenarios.Lesson → whether it draws a second window (drawsPair)
 	memo      *frameMemo // a static copy's windows and headlines; nil for a live server
 }
 

@@ -3,6 +3,7 @@ package page
 import (
 	"strings"
 
+	"ctxsim/draw"
 	"ctxsim/scenarios"
 	"ctxsim/sim"
 	"ctxsim/views"
@@ -33,6 +34,7 @@ func (b *Builder) lessonPage(in input) (views.LessonPage, error) {
 func (b *Builder) statePage(in input) (views.LessonPage, error) {
 	l, st := in.lesson, in.state
 	v := newFrameView(l, st.Policy, in.run, st.Step-1, b.cat.For(st.Lang))
+	v.style = styleOf(st)
 	alt := st
 	alt.Lang = otherLang(st.Lang)
 	p := views.LessonPage{
@@ -42,6 +44,7 @@ func (b *Builder) statePage(in input) (views.LessonPage, error) {
 		Window:  b.windowView(v),
 		Steps:   b.stepBar(in),
 		Source:  l.Source.In(st.Lang),
+		Pair:    b.drawsPair(l),
 	}
 	for _, pn := range b.panels(v) {
 		if len(pn.Rows) == 0 && pn.Body != "" {
@@ -85,6 +88,15 @@ func (b *Builder) aboutOf(l *scenarios.Lesson, v *frameView, key string) views.A
 // about renders one about section for the first frame of a state's run.
 func (b *Builder) about(l *scenarios.Lesson, st State, r *sim.Replay, key string) views.AboutSection {
 	return b.aboutOf(l, newFrameView(l, st.Policy, r, 0, b.cat.For(st.Lang)), key)
+}
+
+// styleOf is how a state's window is drawn: for a projector in the
+// presenter view, for a page everywhere else.
+func styleOf(st State) draw.Style {
+	if st.View == ViewPresent {
+		return draw.Projector
+	}
+	return draw.Page
 }
 
 // drawFrame draws a frame's window to scale.
@@ -262,9 +274,15 @@ func shortLabel(label string) string {
 	return tool + " " + arg
 }
 
-// panels are the frame's panels and the run's, in words.
+// panels are the frame's panels and the run's, in words. A run's panel
+// weighs the whole run (what a status bar costs over all its calls): it
+// stands where the run's outcome is seen, at its decisive steps and its
+// last, not on a first step where nothing it weighs has happened yet.
 func (b *Builder) panels(v *frameView) []views.Panel {
-	all := append(append([]sim.Panel{}, v.f.Panels...), v.run.Panels...)
+	all := append([]sim.Panel{}, v.f.Panels...)
+	if v.f.Decisive || v.i == len(v.frames)-1 {
+		all = append(all, v.run.Panels...)
+	}
 	if v.f.Error != "" {
 		all = append([]sim.Panel{{ID: "refusal", Tone: "warn"}}, all...)
 	}

@@ -29,12 +29,13 @@ const memoWindows = 128
 func newFrameMemo() *frameMemo { return &frameMemo{windows: lru.New[*views.Window](memoWindows)} }
 
 type frameKey struct {
-	run  *sim.Replay
-	i    int
-	lang string
+	run   *sim.Replay
+	i     int
+	lang  string
+	style string
 }
 
-func (k frameKey) String() string { return fmt.Sprintf("%p/%d/%s", k.run, k.i, k.lang) }
+func (k frameKey) String() string { return fmt.Sprintf("%p/%d/%s/%s", k.run, k.i, k.lang, k.style) }
 
 // memoFor returns the memo for v's frame, nil when frames are not kept (a
 // live server, a typed policy's run).
@@ -42,7 +43,7 @@ func (b *Builder) memoFor(v *frameView) (*frameMemo, frameKey) {
 	if b.memo == nil || !b.runs.IsKept(v.run) {
 		return nil, frameKey{}
 	}
-	return b.memo, frameKey{v.run, v.i, v.ui.Lang}
+	return b.memo, frameKey{v.run, v.i, v.ui.Lang, v.style.Name}
 }
 
 // windowView draws a frame's window to scale, once per frame in a static

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"ctxsim/catalog"
+	"ctxsim/draw"
 	"ctxsim/scenarios"
 	"ctxsim/sim"
 )
@@ -21,6 +22,8 @@ type frameView struct {
 	run    *sim.Replay
 	ui     catalog.Messages
 	conds  map[string]bool // conditions decided so far ("name:arg")
+	style  draw.Style      // how the window is drawn: for a page, or a projector
+	second bool            // the frame is a second window's (it draws no ghost)
 	bs     []sim.Block     // the blocks of bsOf, copied once
 	bsOf   *sim.Frame
 }
@@ -35,7 +38,7 @@ func (v *frameView) blocks() []sim.Block {
 }
 
 func newFrameView(l *scenarios.Lesson, p sim.Policy, r *sim.Replay, i int, ui catalog.Messages) *frameView {
-	return &frameView{l: l, p: p, frames: r.Frames, i: i, f: &r.Frames[i], run: r, ui: ui}
+	return &frameView{l: l, p: p, frames: r.Frames, i: i, f: &r.Frames[i], run: r, ui: ui, style: draw.Page}
 }
 
 // figure finds a figure of the frame or of the run; window is the

@@ -164,7 +164,7 @@ func (b *Builder) presentPage(in input) (views.PresentPage, error) {
 	normal.View = ""
 	pp := views.PresentPage{
 		Lang: lp.Lang, UI: lp.UI, Assets: lp.Assets, Title: lp.Title, LessonID: lp.LessonID, URL: lp.URL,
-		StateURL: LessonURL(normal), Window: lp.Window, Second: lp.Second, Kicker: lp.Narration.Kicker, Memory: lp.Memory,
+		StateURL: LessonURL(normal), Window: lp.Window, Second: lp.Second, Pair: lp.Pair, Kicker: lp.Narration.Kicker, Memory: lp.Memory,
 		Headline: lp.Narration.Headline, Changes: lp.Narration.Changes, Steps: lp.Steps, Nav: lp.Nav,
 	}
 	pp.Assets.WithRoom = !b.static
@@ -207,6 +207,7 @@ func (b *Builder) comparePage(in input, rb *sim.Replay) (views.ComparePage, *vie
 	}
 	va := newFrameView(l, st.Policy, ra, pos.a, ui)
 	vb := newFrameView(l, *st.Compare, rb, pos.b, ui)
+	va.style, vb.style = styleOf(st), styleOf(st)
 	left, err := b.comparePane(va, prev.a, policyWords(ui, l.Lesson, st.Policy, *st.Compare, false))
 	if err != nil {
 		return views.ComparePage{}, nil, err
@@ -232,7 +233,7 @@ func (b *Builder) comparePage(in input, rb *sim.Replay) (views.ComparePage, *vie
 		Lang: st.Lang, UI: ui, Assets: b.assets, Title: l.Title.In(st.Lang), LessonID: l.ID,
 		URL: LessonURL(st), IndexURL: "/" + st.Lang + "/", AltLang: views.Link{Label: ui.T("ui.other-lang"), URL: LessonURL(alt)},
 		Modes: b.compareModes(in, tl, false), ModesB: b.compareModes(in, tl, true),
-		View: view, Steps: steps, Nav: nav,
+		View: view, Steps: steps, Nav: nav, Pair: b.drawsPair(l),
 	}
 	if b.static {
 		cp.ServerOnly = ui.T("ui.server-only.compare")
@@ -244,7 +245,7 @@ func (b *Builder) comparePage(in input, rb *sim.Replay) (views.ComparePage, *vie
 	normal.View = ""
 	pp := &views.PresentPage{
 		Lang: st.Lang, UI: ui, Assets: b.assets, Title: cp.Title, LessonID: l.ID, URL: cp.URL,
-		StateURL: LessonURL(normal), Window: left.Window, Compare: &view,
+		StateURL: LessonURL(normal), Window: left.Window, Compare: &view, Pair: cp.Pair,
 		Kicker: steps.Label, Headline: left.Headline, Steps: steps, Nav: nav,
 	}
 	pp.Assets.WithRoom = !b.static

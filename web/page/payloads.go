@@ -152,7 +152,7 @@ func secondPage(b *Builder, v *frameView, p *views.LessonPage) {
 		sf.Total = sw.Total
 	}
 	sv := *v
-	sv.f = &sf
+	sv.f, sv.second = &sf, true
 	w := b.drawFrame(&sv) // drawn anew: a static copy keeps each frame's first window only
 	w.Title = v.ui.T(label)
 	if sw := v.f.Second; sw == nil {
@@ -262,7 +262,7 @@ func categoriesPage(_ *Builder, v *frameView, p *views.LessonPage) {
 	limit := v.run.Window
 	bar := &views.CategoryBar{Title: v.ui.T("ui.categories"), Note: v.ui.T("ui.categories-note")}
 	free, reserved := max(limit-f.Total, 0), 0
-	if f.Line.Key == thresholdLine && f.Line.Tokens < limit {
+	if slices.Contains(compactionLines, f.Line.Key) && f.Line.Tokens < limit {
 		reserved = limit - max(f.Line.Tokens, f.Total)
 		free = max(f.Line.Tokens-f.Total, 0)
 	}
@@ -283,8 +283,11 @@ func categoriesPage(_ *Builder, v *frameView, p *views.LessonPage) {
 	p.Window.Categories = bar
 }
 
-// thresholdLine is the catalog key of a compaction threshold's line.
-const thresholdLine = "line.threshold"
+// compactionLines are the catalog keys of the lines above which a
+// mechanism makes room (compaction's threshold, a compressor's trigger,
+// the tiered compressor's pressure, the production layers' line): the
+// categories bar shows the room above one apart from the free space.
+var compactionLines = []string{"line.threshold", "line.trigger", "line.pressure", "line.layers"}
 
 // ---- provider: what the provider recorded of the request a frame shows
 

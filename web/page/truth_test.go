@@ -130,7 +130,7 @@ func (m marked) Value(name, arg string) (string, bool) {
 }
 
 var (
-	tierName  = regexp.MustCompile(`Tier ?[123]\b`)
+	tierName  = regexp.MustCompile(`(?:Tier|ティア) ?[123]\b`)
 	tags      = regexp.MustCompile(`<[^>]*>`)
 	markedRun = regexp.MustCompile("\x02[^\x03]*\x03")
 )
@@ -423,6 +423,7 @@ func TestNumbersIn(t *testing.T) {
 		{"line 247", nil, []string{"247"}},
 		{"第 37 章", nil, []string{"37"}},
 		{"Tier 2 and Tier 1 stubs, T3·d4", nil, nil},
+		{"ティア 2 とティア 1 のスタブ", nil, nil},
 	}
 	for _, tc := range tests {
 		if got := numbersIn(tc.text, tc.declared); !slices.Equal(got, tc.want) {

@@ -2,7 +2,10 @@ package page
 
 import (
 	"math"
+	"slices"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"ctxsim/draw"
 	"ctxsim/scenarios"
@@ -10,10 +13,19 @@ import (
 	"ctxsim/views"
 )
 
-// BoxHeight is the window's height in drawing units, for every lesson: the
-// page scales the drawing to the screen, so a lesson's scale is one number
-// at every step and on both sides of a comparison.
+// BoxHeight is the drawing's height in units, for every lesson: the box
+// and the room below it for the lesson's largest overflow. The page scales
+// the drawing to the screen, so a lesson's scale is one number at every
+// step, in every mode and on both sides of a comparison. Reserves (Runs,
+// ReserveFor) are measured against a box of BoxHeight units.
 const BoxHeight = 500.0
+
+// boxOf splits the drawing's height between the box and the room below it
+// for a lesson whose overflow needs reserve units below a box of BoxHeight.
+func boxOf(reserve float64) (box, below float64) {
+	box = BoxHeight * BoxHeight / (BoxHeight + reserve)
+	return box, BoxHeight - box
+}
 
 // excerptLines is how many lines of a block's text a tall block may show.
 const excerptLines = 40
@@ -48,8 +60,9 @@ func reserveOf(l *scenarios.Lesson, f sim.Frame) float64 {
 	return max(float64(f.Total-l.Window), 0) * BoxHeight / float64(l.Window)
 }
 
-// ReserveFor rounds a lesson's largest overflow up to one of the room
-// classes the stylesheet has (reserve-N: N% of the box below it).
+// ReserveFor rounds a lesson's largest overflow up to a multiple of 5% of
+// the box, at most 30% (a larger overflow is cut at the drawing's edge):
+// the room below the box, which boxOf takes from the drawing's height.
 func ReserveFor(units float64) float64 {
 	if units <= 0 {
 		return 0
@@ -62,11 +75,23 @@ func ReserveFor(units float64) float64 {
 // the view's rows and labels.
 func (b *Builder) drawWindow(v *frameView, w *views.Window, rows []row) {
 	f, l := v.f, v.l
-	in := draw.Window{Tokens: l.Window, Height: BoxHeight, Reserve: b.runs.Reserve(l.ID), GroupText: func(rs []int) string {
+	box, below := boxOf(b.runs.Reserve(l.ID))
+	in := draw.Window{Tokens: l.Window, Height: box, Reserve: below, GroupText: func(rs []int) string {
 		return groupText(v, rows, rs)
 	}}
+	named := b.namedIn(v)
+	labels := map[string]int{}
+	for _, rv := range w.Rows {
+		labels[rv.Label]++
+	}
 	for i := range rows {
-		in.Rows = append(in.Rows, b.drawRow(v, rows[i], w.Rows[i]))
+		dr := b.drawRow(v, rows[i], w.Rows[i])
+		// A name several rows share (six edits of one file) names the
+		// ones the step is about.
+		dr.Full = named(rows[i], w.Rows[i]) && (labels[w.Rows[i].Label] == 1 || dr.Focus) ||
+			w.Rows[i].New // what the step brings is read whole too (a status bar's "(3/3)")
+		w.Rows[i].Named = dr.Full
+		in.Rows = append(in.Rows, dr)
 	}
 	if f.Line.Key != "" {
 		in.Lines = append(in.Lines, draw.Line{Tokens: f.Line.Tokens, Label: w.ThresholdLabel, Kind: "threshold"})
@@ -82,24 +107,144 @@ func (b *Builder) drawWindow(v *frameView, w *views.Window, rows []row) {
 			in.Marks = append(in.Marks, pl.marks(v)...)
 		}
 	}
-	d := draw.Lay(in)
-	w.Width, w.Height, w.Reserve, w.Scale, w.Tokens = draw.Width, d.Height, d.Reserve, d.Scale, l.Window
-	w.ReserveClass = "reserve-" + itoa(int(math.Round(d.Reserve/BoxHeight*100)))
+	ghost, left := v.ghost()
+	if left != "" {
+		in.Marks = append(in.Marks, draw.Mark{Tokens: (ghost[0] + ghost[1]) / 2, Text: left, Kind: "ghost", Past: true})
+	}
+	d := draw.Lay(in, v.style)
+	w.Style, w.Width, w.Height, w.Reserve, w.Scale, w.Tokens = v.style, v.style.Width, d.Height, d.Reserve, d.Scale, l.Window
 	for i, rs := range d.Rows {
 		placeRow(&w.Rows[i], rs)
 	}
 	w.Lines, w.Callouts, w.Marks, w.Clipped = d.Lines, d.Callouts, d.Marks, d.Clipped
 	for i := range w.Callouts {
-		w.Callouts[i].Text.Text = strings.TrimSpace(w.Callouts[i].Text.Text)
+		if len(w.Callouts[i].More) == 0 { // a line broken at a space keeps it
+			w.Callouts[i].Text.Text = strings.TrimSpace(w.Callouts[i].Text.Text)
+		}
 	}
 	if top := d.Scale * float64(v.run.Window); d.Stack > top {
 		w.Overflow = &views.Band{Top: top, Bottom: min(d.Stack, d.Height+d.Reserve)}
+	}
+	if ghost[1] > ghost[0] {
+		w.Ghost = &views.Band{Top: float64(ghost[0]) * d.Scale, Bottom: min(float64(ghost[1])*d.Scale, d.Height+d.Reserve)}
 	}
 	w.Bracket, w.Cached = bands(w.Rows)
 	if f.Kind == sim.FrameCrossed && len(d.Lines) > 0 && d.Lines[0].Kind == "threshold" && d.Stack > d.Lines[0].Y {
 		w.Crossing = true
 		w.Excess = &views.Band{Top: d.Lines[0].Y, Bottom: min(d.Stack, d.Height)}
 	}
+}
+
+// ghost is what left the window since the step before: the stretch, in
+// tokens, from the new stack's bottom to where the old one ended (empty
+// when the stack did not shrink), and a lane label naming what left ("" when
+// nothing did).
+func (v *frameView) ghost() ([2]int, string) {
+	if v.i == 0 || v.second { // a second window comes and goes with what it shows
+		return [2]int{}, ""
+	}
+	prev, f := &v.frames[v.i-1], v.f
+	in := make(map[string]bool, f.BlockCount())
+	f.EachBlock(func(b *sim.Block) bool { in[b.ID] = true; return true })
+	var gone []sim.Block
+	tokens := 0
+	prev.EachBlock(func(b *sim.Block) bool {
+		if !in[b.ID] {
+			gone = append(gone, *b)
+			tokens += b.Tokens
+		}
+		return true
+	})
+	if len(gone) == 0 {
+		return [2]int{}, ""
+	}
+	band := [2]int{f.Total, max(prev.Total, f.Total)}
+	if len(in) == 0 {
+		band = [2]int{0, prev.Total}
+	}
+	args := map[string]string{"size": sizeOf(v.l.Lesson, tokens), "n": itoa(len(gone))}
+	if len(gone) == 1 {
+		args["label"] = v.label(&gone[0])
+		return band, v.ui.F("ui.ghost-one", args)
+	}
+	return band, v.ui.F("ui.ghost", args)
+}
+
+// namedIn returns whether a row is one the step's headline or "what
+// changed" (the lines shown) names: by its label, a block's label or id,
+// or the file its call names. Such a row's name is drawn whole, never
+// grouped.
+func (b *Builder) namedIn(v *frameView) func(row, views.RowView) bool {
+	said := []string{b.headlineOf(v)}
+	changes := v.changes()
+	if len(changes) > views.ChangesShown+1 {
+		changes = changes[:views.ChangesShown] // the rest waits behind a disclosure
+	}
+	said = append(said, changes...)
+	return func(r row, rv views.RowView) bool {
+		names := append([]string{rv.Label}, fileOf(rv.Label))
+		for _, blk := range []*sim.Block{r.call, r.main} {
+			if blk != nil {
+				names = append(names, blk.ID, v.label(blk), fileOf(v.label(blk)))
+			}
+		}
+		for _, n := range names {
+			for _, s := range said {
+				if mentions(s, n) {
+					return true
+				}
+			}
+		}
+		return false
+	}
+}
+
+// fileOf is the file a tool call's label names ("session.go" of
+// "file_read internal/session.go"), or "".
+func fileOf(label string) string {
+	_, arg, ok := strings.Cut(label, " ")
+	if !ok || strings.Contains(arg, " ") || !strings.ContainsAny(arg, "./") {
+		return ""
+	}
+	return arg[strings.LastIndex(arg, "/")+1:]
+}
+
+// mentions reports whether text names name as a word of its own (not as
+// part of a longer word); names shorter than three characters never count.
+func mentions(text, name string) bool {
+	if len([]rune(name)) < 3 {
+		return false
+	}
+	for from := 0; ; {
+		i := strings.Index(text[from:], name)
+		if i < 0 {
+			return false
+		}
+		i += from
+		end := i + len(name)
+		if !wordRune(lastRune(text[:i])) && !wordRune(firstRune(text[end:])) {
+			return true
+		}
+		from = i + 1
+	}
+}
+
+func wordRune(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) || r == '_' }
+
+func lastRune(s string) rune {
+	r, _ := utf8.DecodeLastRuneInString(s)
+	if s == "" {
+		return 0
+	}
+	return r
+}
+
+func firstRune(s string) rune {
+	r, _ := utf8.DecodeRuneInString(s)
+	if s == "" {
+		return 0
+	}
+	return r
 }
 
 // groupText names rows labelled together: how many, of which kind when
@@ -177,4 +322,22 @@ func bands(rows []views.RowView) (selected, cached *views.Band) {
 		}
 	}
 	return selected, cached
+}
+
+// drawsPair reports whether some kept run of l draws a second window beside
+// the first (a sub-agent's): every view of such a lesson sizes its box for
+// two windows side by side.
+func (b *Builder) drawsPair(l *scenarios.Lesson) bool {
+	if v, ok := b.pairs.Load(l); ok {
+		return v.(bool)
+	}
+	pair := false
+	for _, p := range l.PresetPolicies() {
+		if r, ok := b.runs.Kept(l, p); ok && slices.ContainsFunc(r.Frames, func(f sim.Frame) bool { return f.Second != nil }) {
+			pair = true
+			break
+		}
+	}
+	b.pairs.Store(l, pair)
+	return pair
 }
