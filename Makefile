@@ -66,10 +66,10 @@ vulncheck-deps:
 # input would take a minute each: 100 tries is enough.
 FUZZTIME ?= 60s
 fuzz:
-	$(GO) test -run '^$$' -fuzz '^FuzzRead$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 100x ./transcript
-	$(GO) test -run '^$$' -fuzz '^FuzzReadCodex$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 100x ./transcript
-	$(GO) test -run '^$$' -fuzz '^FuzzRedact$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 100x ./transcript
-	$(GO) test -run '^$$' -fuzz '^FuzzCount$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 100x ./tokens
+	$(GO) test -run '^$$' -fuzz '^FuzzRead$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 100x ./authoring/transcript
+	$(GO) test -run '^$$' -fuzz '^FuzzReadCodex$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 100x ./authoring/transcript
+	$(GO) test -run '^$$' -fuzz '^FuzzRedact$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 100x ./authoring/transcript
+	$(GO) test -run '^$$' -fuzz '^FuzzCount$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 100x ./internal/tokens
 	$(GO) test -run '^$$' -fuzz '^FuzzPaths$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 100x ./web
 	$(GO) test -run '^$$' -fuzz '^FuzzRoomAPI$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 100x ./web
 	$(GO) test -run '^$$' -fuzz '^FuzzParseStateURL$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 100x ./web

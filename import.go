@@ -14,9 +14,9 @@ import (
 	"strings"
 	"time"
 
-	"ctxsim/importer"
-	"ctxsim/tokens"
-	"ctxsim/transcript"
+	"ctxsim/authoring/importer"
+	"ctxsim/authoring/transcript"
+	"ctxsim/internal/tokens"
 )
 
 // runImport is `ctxsim import`: a recorded session file becomes a lesson

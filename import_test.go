@@ -16,7 +16,7 @@ import (
 func TestImportThenServe(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "lessons")
 	var out bytes.Buffer
-	err := run(context.Background(), []string{"import", "-o", dir, "transcript/testdata/cc_compaction.jsonl"}, &out, io.Discard)
+	err := run(context.Background(), []string{"import", "-o", dir, "authoring/transcript/testdata/cc_compaction.jsonl"}, &out, io.Discard)
 	if err != nil {
 		t.Fatalf("import: %v", err)
 	}
@@ -35,7 +35,7 @@ func TestImportThenServe(t *testing.T) {
 	}
 	// Importing again names the lesson already there and changes nothing.
 	before, _ := os.ReadFile(filepath.Join(dir, "session-cc-compaction", "lesson.yaml"))
-	err = run(context.Background(), []string{"import", "-o", dir, "transcript/testdata/cc_compaction.jsonl"}, io.Discard, io.Discard)
+	err = run(context.Background(), []string{"import", "-o", dir, "authoring/transcript/testdata/cc_compaction.jsonl"}, io.Discard, io.Discard)
 	if err == nil || !strings.Contains(err.Error(), "already exists") {
 		t.Errorf("second import: %v; want 'already exists'", err)
 	}
@@ -55,12 +55,12 @@ func TestImportErrors(t *testing.T) {
 		{[]string{"import"}, "name exactly one session file"},
 		{[]string{"import", "-format", "csv", "x.jsonl"}, "-format must be claude-code, codex, openai-chat or gemini-cli"},
 		{[]string{"import", "-window", "-5", "x.jsonl"}, "-window must be a positive number"},
-		{[]string{"import", "transcript/testdata/cc_broken.jsonl"}, "cc_broken.jsonl:3: broken JSON"},
-		{[]string{"import", "transcript/testdata/oa_orphan_tool.json"}, "oa_orphan_tool.json:2: tool result for call_ghost has no tool call"},
-		{[]string{"import", "transcript/testdata/unknown.txt"}, "unknown format"},
+		{[]string{"import", "authoring/transcript/testdata/cc_broken.jsonl"}, "cc_broken.jsonl:3: broken JSON"},
+		{[]string{"import", "authoring/transcript/testdata/oa_orphan_tool.json"}, "oa_orphan_tool.json:2: tool result for call_ghost has no tool call"},
+		{[]string{"import", "authoring/transcript/testdata/unknown.txt"}, "unknown format"},
 		{[]string{"import", "no-such-file.jsonl"}, "no such file"},
-		{[]string{"import", "-summarizer", "http://127.0.0.1:1/v1/other", "-summarizer-model", "m", "transcript/testdata/cc_plain.jsonl"}, "/v1/chat/completions"},
-		{[]string{"import", "-summarizer", "http://127.0.0.1:1/v1/messages", "transcript/testdata/cc_plain.jsonl"}, "-summarizer-model"},
+		{[]string{"import", "-summarizer", "http://127.0.0.1:1/v1/other", "-summarizer-model", "m", "authoring/transcript/testdata/cc_plain.jsonl"}, "/v1/chat/completions"},
+		{[]string{"import", "-summarizer", "http://127.0.0.1:1/v1/messages", "authoring/transcript/testdata/cc_plain.jsonl"}, "-summarizer-model"},
 	}
 	for _, tt := range tests {
 		args := append([]string{tt.args[0], "-o", dir}, tt.args[1:]...)

@@ -18,7 +18,7 @@ import (
 	"os/signal"
 	"syscall"
 
-	"ctxsim/summarizer"
+	"ctxsim/authoring/summarizer"
 )
 
 func main() {

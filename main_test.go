@@ -213,7 +213,7 @@ func TestRunRoomsOnNATS(t *testing.T) {
 	var room struct{ Code string }
 	json.NewDecoder(resp.Body).Decode(&room)
 	resp.Body.Close()
-	session, err := os.ReadFile("transcript/testdata/cc_compaction.jsonl")
+	session, err := os.ReadFile("authoring/transcript/testdata/cc_compaction.jsonl")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -286,7 +286,7 @@ func TestExportUsage(t *testing.T) {
 // while the others serve.
 func TestServePreparesImportedLater(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "lessons")
-	if err := run(context.Background(), []string{"import", "-o", dir, "transcript/testdata/cc_compaction.jsonl"}, io.Discard, io.Discard); err != nil {
+	if err := run(context.Background(), []string{"import", "-o", dir, "authoring/transcript/testdata/cc_compaction.jsonl"}, io.Discard, io.Discard); err != nil {
 		t.Fatalf("import: %v", err)
 	}
 	good, err := os.ReadFile(filepath.Join(dir, "session-cc-compaction", "lesson.yaml"))

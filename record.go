@@ -7,8 +7,8 @@ import (
 	"fmt"
 	"io"
 
-	"ctxsim/recorder"
-	"ctxsim/tokens"
+	"ctxsim/authoring/recorder"
+	"ctxsim/internal/tokens"
 )
 
 // runRecord is `ctxsim record`: a model writes each summary card of a

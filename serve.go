@@ -13,9 +13,9 @@ import (
 	"runtime/debug"
 	"time"
 
+	"ctxsim/internal/tokens"
 	"ctxsim/scenarios"
 	"ctxsim/sim"
-	"ctxsim/tokens"
 	"ctxsim/web"
 	"ctxsim/web/hosts"
 	"ctxsim/web/rooms"

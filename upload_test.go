@@ -20,7 +20,7 @@ import (
 // import redacts the importing machine's home, an upload the home the
 // session shows).
 func TestUploadIsImport(t *testing.T) {
-	const file = "transcript/testdata/cx_plain.jsonl"
+	const file = "authoring/transcript/testdata/cx_plain.jsonl"
 	dir := filepath.Join(t.TempDir(), "lessons")
 	if err := run(context.Background(), []string{"import", "-no-redact", "-o", dir, file}, io.Discard, io.Discard); err != nil {
 		t.Fatalf("import: %v", err)

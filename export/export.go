@@ -29,8 +29,8 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
+	"ctxsim/internal/tmpdir"
 	"ctxsim/scenarios"
-	"ctxsim/tmpdir"
 	"ctxsim/views"
 	"ctxsim/web"
 )

@@ -16,8 +16,8 @@ import (
 	"sync"
 	"testing"
 
+	"ctxsim/internal/tokens"
 	"ctxsim/scenarios"
-	"ctxsim/tokens"
 	"ctxsim/web"
 )
 

@@ -12,8 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"ctxsim/internal/tokens"
 	"ctxsim/scenarios"
-	"ctxsim/tokens"
 	"ctxsim/web"
 )
 

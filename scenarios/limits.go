@@ -11,9 +11,9 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"ctxsim/internal/textcut"
 	"ctxsim/scenarios/lessonfile"
 	"ctxsim/sim"
-	"ctxsim/textcut"
 
 	"gopkg.in/yaml.v3"
 )

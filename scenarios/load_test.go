@@ -11,9 +11,9 @@ import (
 	"testing"
 	"testing/fstest"
 
+	"ctxsim/internal/tokens"
 	"ctxsim/scenarios"
 	"ctxsim/sim"
-	"ctxsim/tokens"
 )
 
 var loadTok = sync.OnceValues(tokens.New)

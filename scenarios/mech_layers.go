@@ -7,20 +7,20 @@ import (
 
 // LayersConfig is the layers mechanism's configuration in a lesson file: the five layers of a production harness's context management.
 type LayersConfig struct {
-	Budget       int        `yaml:"budget"`        // 1: tokens above which a result is saved to disk
-	Preview      int        `yaml:"preview"`       // 1: trace size of a preview
-	PreviewLines int        `yaml:"preview_lines"` // 1: lines of the result a preview keeps
-	Noise        []string   `yaml:"noise"`         // 2: tools whose results are noise
-	NoiseAge     int        `yaml:"noise_age"`     // 2: rounds before a noise result is deleted
-	KeepResults  int        `yaml:"keep_results"`  // 3: most recent results left whole
-	MinFree      int        `yaml:"min_free"`      // 3, 4: act on a result or a round only when that frees more
-	KeepRounds   int        `yaml:"keep_rounds"`   // 4: most recent rounds left whole
-	MemoryRounds int        `yaml:"memory_rounds"` // 5: rounds the session memory compaction keeps
-	Line         int        `yaml:"line"`          // percent of the window above which layers 2-5 act
-	Failures     int        `yaml:"failures"`      // 5: consecutive failures that open the breaker
-	Prompt       int        `yaml:"prompt"`        // 4, 5: the summarizer's instructions and room for its answer
+	Budget       int                `yaml:"budget"`        // 1: tokens above which a result is saved to disk
+	Preview      int                `yaml:"preview"`       // 1: trace size of a preview
+	PreviewLines int                `yaml:"preview_lines"` // 1: lines of the result a preview keeps
+	Noise        []string           `yaml:"noise"`         // 2: tools whose results are noise
+	NoiseAge     int                `yaml:"noise_age"`     // 2: rounds before a noise result is deleted
+	KeepResults  int                `yaml:"keep_results"`  // 3: most recent results left whole
+	MinFree      int                `yaml:"min_free"`      // 3, 4: act on a result or a round only when that frees more
+	KeepRounds   int                `yaml:"keep_rounds"`   // 4: most recent rounds left whole
+	MemoryRounds int                `yaml:"memory_rounds"` // 5: rounds the session memory compaction keeps
+	Line         int                `yaml:"line"`          // percent of the window above which layers 2-5 act
+	Failures     int                `yaml:"failures"`      // 5: consecutive failures that open the breaker
+	Prompt       int                `yaml:"prompt"`        // 4, 5: the summarizer's instructions and room for its answer
 	Memory       lessonfile.Message `yaml:"memory"`        // 5: the session memory notes
-	Cards        string     `yaml:"cards"`         // 4: a record per round; 5: the full summary
+	Cards        string             `yaml:"cards"`         // 4: a record per round; 5: the full summary
 }
 
 // layers builds the layers mechanism.

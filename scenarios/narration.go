@@ -7,9 +7,9 @@ import (
 	"regexp"
 	"strings"
 
-	"ctxsim/catalog"
 	"ctxsim/scenarios/lessonfile"
 	"ctxsim/sim"
+	"ctxsim/views/catalog"
 
 	"github.com/yuin/goldmark"
 	"github.com/yuin/goldmark/extension"

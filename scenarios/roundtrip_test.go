@@ -8,8 +8,8 @@ import (
 	"testing"
 	"testing/fstest"
 
+	"ctxsim/internal/tokens"
 	"ctxsim/scenarios/lessonfile"
-	"ctxsim/tokens"
 )
 
 // TestEncodeRoundTrip: every shipped and test lesson, decoded into lessonfile types

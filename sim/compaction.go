@@ -5,7 +5,7 @@ import (
 	"slices"
 	"strings"
 
-	"ctxsim/textcut"
+	"ctxsim/internal/textcut"
 )
 
 // Compaction is the compaction mechanism: before each model call, when the

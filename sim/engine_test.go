@@ -12,9 +12,9 @@ import (
 	"sync"
 	"testing"
 
+	"ctxsim/internal/tokens"
 	"ctxsim/scenarios"
 	"ctxsim/sim"
-	"ctxsim/tokens"
 )
 
 var (

@@ -9,7 +9,7 @@ import (
 
 	"github.com/a-h/templ"
 
-	"ctxsim/draw"
+	"ctxsim/views/draw"
 )
 
 func itoa(i int) string { return strconv.Itoa(i) }

@@ -1,6 +1,6 @@
 package views
 
-import "ctxsim/catalog"
+import "ctxsim/views/catalog"
 
 // UI is the page's words in one language, from the message catalog.
 type UI = catalog.Messages

@@ -1,6 +1,6 @@
 package views
 
-import "ctxsim/draw"
+import "ctxsim/views/draw"
 
 // Assets are the content-hashed URLs of the static files.
 type Assets struct {

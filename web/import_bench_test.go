@@ -10,10 +10,10 @@ import (
 	"testing"
 	"time"
 
-	"ctxsim/importer"
+	"ctxsim/authoring/importer"
+	"ctxsim/authoring/transcript"
+	"ctxsim/authoring/transcript/synth"
 	"ctxsim/scenarios"
-	"ctxsim/transcript"
-	"ctxsim/transcript/synth"
 	"ctxsim/web/page"
 )
 

@@ -17,10 +17,10 @@ import (
 	"github.com/labstack/echo/v4"
 	"github.com/labstack/echo/v4/middleware"
 
-	"ctxsim/catalog"
+	"ctxsim/authoring/transcript"
 	"ctxsim/scenarios"
 	"ctxsim/sim"
-	"ctxsim/transcript"
+	"ctxsim/views/catalog"
 	"ctxsim/web/hosts"
 	"ctxsim/web/httperr"
 	"ctxsim/web/page"

@@ -21,8 +21,8 @@ import (
 
 	"github.com/labstack/echo/v4"
 
-	"ctxsim/importer"
-	"ctxsim/transcript"
+	"ctxsim/authoring/importer"
+	"ctxsim/authoring/transcript"
 	"ctxsim/views"
 	"ctxsim/web/httperr"
 	"ctxsim/web/page"

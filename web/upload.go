@@ -13,7 +13,7 @@ import (
 	"github.com/a-h/templ"
 	"github.com/labstack/echo/v4"
 
-	"ctxsim/importer"
+	"ctxsim/authoring/importer"
 	"ctxsim/scenarios"
 	"ctxsim/sim"
 	"ctxsim/views"

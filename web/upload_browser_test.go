@@ -283,7 +283,7 @@ func TestBrowserUploadForm(t *testing.T) {
 func TestBrowserUploadNoJavaScript(t *testing.T) {
 	b := browser(t, 1440, 900, false)
 	b.open("/en/")
-	f, err := filepath.Abs(filepath.Join("..", "transcript", "testdata", "cc_compaction.jsonl"))
+	f, err := filepath.Abs(filepath.Join("..", "authoring", "transcript", "testdata", "cc_compaction.jsonl"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -18,7 +18,7 @@ import (
 	"strings"
 	"testing"
 
-	"ctxsim/transcript"
+	"ctxsim/authoring/transcript"
 	"ctxsim/web/httperr"
 	"ctxsim/web/uploads"
 )
@@ -28,7 +28,7 @@ import (
 // Code 2.1.39, MIT, see its README and LICENSE), read where it is, with
 // the two files Claude Code wrote beside it, and the hand-written
 // fixtures of that package.
-var realSessionDir = filepath.Join("..", "transcript", "testdata", "claude-code-real")
+var realSessionDir = filepath.Join("..", "authoring", "transcript", "testdata", "claude-code-real")
 
 const realSession = "4d5611e5-241a-462a-8d15-5122611a9569"
 
@@ -61,7 +61,7 @@ func realSessionFiles(t testing.TB) []upFile {
 // fixture is a file of transcript/testdata.
 func fixture(t testing.TB, name string) upFile {
 	t.Helper()
-	return readUpFile(t, filepath.Join("..", "transcript", "testdata", name))
+	return readUpFile(t, filepath.Join("..", "authoring", "transcript", "testdata", name))
 }
 
 // formBody is a multipart form: fields (name, value pairs), then files
@@ -338,7 +338,7 @@ func TestUploadBadInput(t *testing.T) {
 		{"JSON, not a session", []upFile{fixture(t, "unknown_object.jsonl")}, 400, map[string][]string{
 			"en": {"unknown_object.jsonl is not a session"}, "ja": {"unknown_object.jsonl は ctxsim が読めるセッションではありません"}}},
 		{"empty", []upFile{fixture(t, "empty.jsonl")}, 400, map[string][]string{"en": {"empty.jsonl is empty."}, "ja": {"empty.jsonl は空です。"}}},
-		{"a session without messages", []upFile{readUpFile(t, filepath.Join("..", "transcript", "testdata", "shapes", "codex", "schema_drift.jsonl"))}, 400,
+		{"a session without messages", []upFile{readUpFile(t, filepath.Join("..", "authoring", "transcript", "testdata", "shapes", "codex", "schema_drift.jsonl"))}, 400,
 			map[string][]string{"en": {"schema_drift.jsonl was read, but ctxsim could not make a lesson of it", "no user or assistant message"},
 				"ja": {"schema_drift.jsonl は読み取れましたが、レッスンにできませんでした"}}},
 		{"two sessions", two, 400, map[string][]string{"en": {"Upload one session at a time: cc_plain.jsonl and cx_plain.jsonl"},

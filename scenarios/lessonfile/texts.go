@@ -8,8 +8,8 @@ import (
 	"strings"
 	"text/template"
 
-	"ctxsim/catalog"
 	"ctxsim/sim"
+	"ctxsim/views/catalog"
 )
 
 // Texts are the words a program writes into lesson files (the importer's

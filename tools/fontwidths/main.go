@@ -1,11 +1,11 @@
 // Command fontwidths measures, in headless Chromium, how wide each
 // printable ASCII character is in the fonts the window drawing uses, and
-// prints the Go table draw/widths.go holds. The drawing places labels on
+// prints the Go table views/draw/widths.go holds. The drawing places labels on
 // the server, so it must know how much room a text takes; the table is
 // measured with the fonts of a Debian machine (DejaVu Sans, Noto CJK),
 // which are wider than most, so a label that fits here fits elsewhere.
 //
-//	go run ./tools/fontwidths > draw/widths.go && gofmt -w draw/widths.go
+//	go run ./tools/fontwidths > views/draw/widths.go && gofmt -w views/draw/widths.go
 package main
 
 import (

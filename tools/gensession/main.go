@@ -10,7 +10,7 @@ import (
 	"fmt"
 	"os"
 
-	"ctxsim/transcript/synth"
+	"ctxsim/authoring/transcript/synth"
 )
 
 func main() {

@@ -51,8 +51,8 @@ import (
 	"syscall"
 	"time"
 
+	"ctxsim/internal/tokens"
 	"ctxsim/scenarios"
-	"ctxsim/tokens"
 	"ctxsim/web"
 	"ctxsim/web/rooms/store"
 )

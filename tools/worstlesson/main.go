@@ -23,10 +23,10 @@ import (
 	"path/filepath"
 	"strings"
 
+	"ctxsim/internal/textcut"
 	"ctxsim/scenarios"
 	"ctxsim/scenarios/lessonfile"
 	"ctxsim/sim"
-	"ctxsim/textcut"
 )
 
 func main() {

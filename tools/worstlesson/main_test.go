@@ -6,9 +6,9 @@ import (
 	"testing"
 	"testing/fstest"
 
+	"ctxsim/internal/tokens"
 	"ctxsim/scenarios"
 	"ctxsim/sim"
-	"ctxsim/tokens"
 )
 
 // TestWorstLessonShapes: the shape the README measures is a lesson the

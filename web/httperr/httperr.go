@@ -7,7 +7,7 @@ import (
 	"net/http"
 	"strconv"
 
-	"ctxsim/textcut"
+	"ctxsim/internal/textcut"
 )
 
 // Code is the kind of an error; Status maps it to its HTTP status.

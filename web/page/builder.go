@@ -15,10 +15,10 @@ import (
 
 	"github.com/a-h/templ"
 
-	"ctxsim/catalog"
 	"ctxsim/scenarios"
 	"ctxsim/sim"
 	"ctxsim/views"
+	"ctxsim/views/catalog"
 )
 
 // Runs is what the page builder asks of the lessons' runs. The server

@@ -3,10 +3,10 @@ package page
 import (
 	"strings"
 
-	"ctxsim/draw"
 	"ctxsim/scenarios"
 	"ctxsim/sim"
 	"ctxsim/views"
+	"ctxsim/views/draw"
 )
 
 // One frame of any lesson as a view model (the page builder's core). It

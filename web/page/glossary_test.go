@@ -21,7 +21,7 @@ func TestJapaneseGlossary(t *testing.T) {
 		t.Fatalf("the glossary lists %d words not to use and %d names: it was not read", len(g.forbidden), len(g.names))
 	}
 	var texts []jaText
-	texts = append(texts, catalogTexts(t, filepath.Join(root, "catalog", "ja.yaml"))...)
+	texts = append(texts, catalogTexts(t, filepath.Join(root, "views", "catalog", "ja.yaml"))...)
 	files, _ := filepath.Glob(filepath.Join(root, "scenarios", "*", "narration.ja.md"))
 	if len(files) < 10 {
 		t.Fatalf("%d Japanese narrations found", len(files))
@@ -155,7 +155,7 @@ func catalogTexts(t *testing.T, path string) []jaText {
 		}
 		val = strings.TrimSpace(val)
 		val = strings.TrimSuffix(strings.TrimPrefix(val, `"`), `"`)
-		out = append(out, jaText{where: "catalog/ja.yaml:" + itoa(i+1) + " " + key, text: val})
+		out = append(out, jaText{where: "views/catalog/ja.yaml:" + itoa(i+1) + " " + key, text: val})
 	}
 	return out
 }

@@ -4,9 +4,9 @@ import (
 	"sync"
 	"testing"
 
-	"ctxsim/catalog"
 	"ctxsim/scenarios"
 	"ctxsim/sim"
+	"ctxsim/views/catalog"
 	"ctxsim/web/internal/testlessons"
 )
 

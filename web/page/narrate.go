@@ -4,10 +4,10 @@ import (
 	"fmt"
 	"strings"
 
-	"ctxsim/catalog"
-	"ctxsim/draw"
 	"ctxsim/scenarios"
 	"ctxsim/sim"
+	"ctxsim/views/catalog"
+	"ctxsim/views/draw"
 )
 
 // frameView is one frame of a run as the page words it: its figures,

@@ -4,9 +4,9 @@ import (
 	"cmp"
 	"slices"
 
-	"ctxsim/draw"
 	"ctxsim/sim"
 	"ctxsim/views"
+	"ctxsim/views/draw"
 )
 
 // What a mechanism adds to a frame beyond its request and events is a

@@ -7,10 +7,10 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"ctxsim/draw"
 	"ctxsim/scenarios"
 	"ctxsim/sim"
 	"ctxsim/views"
+	"ctxsim/views/draw"
 )
 
 // BoxHeight is the drawing's height in units, for every lesson: the box

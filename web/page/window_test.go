@@ -4,8 +4,8 @@ import (
 	"strings"
 	"testing"
 
-	"ctxsim/draw"
 	"ctxsim/views"
+	"ctxsim/views/draw"
 )
 
 // TestNamedRowsDrawn: at every step of every preset run, in every language

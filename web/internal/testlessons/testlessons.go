@@ -16,12 +16,12 @@ import (
 	"sync"
 	"time"
 
-	"ctxsim/importer"
+	"ctxsim/authoring/importer"
+	"ctxsim/authoring/transcript"
+	"ctxsim/authoring/transcript/synth"
+	"ctxsim/internal/tokens"
 	"ctxsim/scenarios"
 	"ctxsim/sim"
-	"ctxsim/tokens"
-	"ctxsim/transcript"
-	"ctxsim/transcript/synth"
 )
 
 // root is the module's directory: the test data lives beside the packages
@@ -98,7 +98,7 @@ var Imported = sync.OnceValues(func() ([]*scenarios.Lesson, error) {
 	}
 	f.Close()
 	lessons := dir + "/lessons"
-	testdata := filepath.Join(root(), "transcript", "testdata")
+	testdata := filepath.Join(root(), "authoring", "transcript", "testdata")
 	for _, in := range []struct {
 		path   string
 		window int
@@ -169,7 +169,7 @@ var Calibrated = sync.OnceValues(func() ([]*scenarios.Lesson, error) {
 		return nil, err
 	}
 	defer os.RemoveAll(dir)
-	testdata := filepath.Join(root(), "transcript", "testdata")
+	testdata := filepath.Join(root(), "authoring", "transcript", "testdata")
 	for _, in := range CalibratedFiles {
 		s, err := transcript.Read(filepath.Join(testdata, in.Path), transcript.Options{Redact: true, Home: "/home/alice"})
 		if err != nil {

@@ -340,7 +340,7 @@ func transcriptTexts(t testing.TB) []namedText {
 // transcriptsDir holds the real transcripts the repository ships as test
 // data (the shared Claude Code session and the tools' field shapes, MIT,
 // with their LICENSE files), in the transcript package.
-func transcriptsDir() string { return "../transcript/testdata" }
+func transcriptsDir() string { return "../../authoring/transcript/testdata" }
 
 func walkStrings(v any, f func(string)) {
 	switch v := v.(type) {

@@ -10,8 +10,8 @@ import (
 	"text/template"
 	"time"
 
+	"ctxsim/authoring/transcript"
 	"ctxsim/scenarios/lessonfile"
-	"ctxsim/transcript"
 )
 
 // The narration of an imported session is generated: a section per step

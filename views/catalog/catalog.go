@@ -147,7 +147,7 @@ func (c *Catalog) Script() []byte {
 		all[lang] = js
 	}
 	b, _ := json.Marshal(all) // maps of strings always encode
-	return []byte("// generated from catalog/*.yaml\nwindow.ctxsimMessages = " + string(b) + ";\n")
+	return []byte("// generated from views/catalog/*.yaml\nwindow.ctxsimMessages = " + string(b) + ";\n")
 }
 
 // Has reports whether key exists.

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"ctxsim/textcut"
+	"ctxsim/internal/textcut"
 )
 
 // Bounds of what is sent to a summarizer for one range.

@@ -46,7 +46,7 @@ func benchTexts(b *testing.B) map[string][]string {
 //
 //	go test -c -o /tmp/tokens.test ./tokens && cd tokens &&
 //	GODEBUG=asyncpreemptoff=1 valgrind --tool=callgrind \
-//	  --toggle-collect='ctxsim/tokens.(*encoder).count' \
+//	  --toggle-collect='ctxsim/internal/tokens.(*encoder).count' \
 //	  /tmp/tokens.test -test.run '^$' -test.bench 'Count$/text=prose/counter=new' -test.benchtime 1x
 //
 // (old: --toggle-collect='github.com/pkoukk/tiktoken-go.(*Tiktoken).Encode').

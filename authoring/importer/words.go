@@ -3,11 +3,11 @@ package importer
 import (
 	"strconv"
 
+	"ctxsim/authoring/summarizer"
+	"ctxsim/authoring/transcript"
 	"ctxsim/scenarios"
 	"ctxsim/scenarios/lessonfile"
 	"ctxsim/sim"
-	"ctxsim/summarizer"
-	"ctxsim/transcript"
 )
 
 // words writes the texts of an import's lesson.yaml and summaries.yaml in

@@ -6,11 +6,11 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"ctxsim/authoring/transcript"
+	"ctxsim/internal/textcut"
 	"ctxsim/scenarios"
 	"ctxsim/scenarios/lessonfile"
 	"ctxsim/sim"
-	"ctxsim/textcut"
-	"ctxsim/transcript"
 )
 
 // noResult stands in for the result of a call the session never got back

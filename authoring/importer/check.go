@@ -6,10 +6,10 @@ import (
 	"strings"
 	"sync"
 
+	"ctxsim/authoring/summarizer"
 	"ctxsim/scenarios"
 	"ctxsim/scenarios/lessonfile"
 	"ctxsim/sim"
-	"ctxsim/summarizer"
 )
 
 // replay replays the lesson: under its default policy (the session as it

@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"ctxsim/transcript"
-	"ctxsim/transcript/synth"
+	"ctxsim/authoring/transcript"
+	"ctxsim/authoring/transcript/synth"
 )
 
 // BenchmarkImport10k imports a generated Claude Code session of about

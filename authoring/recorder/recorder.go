@@ -15,10 +15,10 @@ import (
 	"path/filepath"
 	"time"
 
+	"ctxsim/authoring/summarizer"
 	"ctxsim/scenarios"
 	"ctxsim/scenarios/lessonfile"
 	"ctxsim/sim"
-	"ctxsim/summarizer"
 )
 
 // File is the name of the recordings file in a lesson directory.

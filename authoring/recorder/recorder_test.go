@@ -15,10 +15,10 @@ import (
 	"testing"
 	"time"
 
+	"ctxsim/authoring/summarizer"
+	"ctxsim/internal/tokens"
 	"ctxsim/scenarios"
 	"ctxsim/scenarios/lessonfile"
-	"ctxsim/summarizer"
-	"ctxsim/tokens"
 )
 
 var loadTok = sync.OnceValues(tokens.New)

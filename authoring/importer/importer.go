@@ -16,12 +16,12 @@ import (
 	"testing/fstest"
 	"time"
 
+	"ctxsim/authoring/summarizer"
+	"ctxsim/authoring/transcript"
+	"ctxsim/internal/tmpdir"
 	"ctxsim/scenarios"
 	"ctxsim/scenarios/lessonfile"
 	"ctxsim/sim"
-	"ctxsim/summarizer"
-	"ctxsim/tmpdir"
-	"ctxsim/transcript"
 )
 
 // Options control an import.

@@ -16,12 +16,12 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"ctxsim/authoring/summarizer"
+	"ctxsim/authoring/transcript"
+	"ctxsim/authoring/transcript/synth"
+	"ctxsim/internal/tokens"
 	"ctxsim/scenarios"
 	"ctxsim/sim"
-	"ctxsim/summarizer"
-	"ctxsim/tokens"
-	"ctxsim/transcript"
-	"ctxsim/transcript/synth"
 )
 
 var (

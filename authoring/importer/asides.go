@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"strings"
 
+	"ctxsim/authoring/transcript"
 	"ctxsim/sim"
-	"ctxsim/transcript"
 )
 
 // asides are the model calls the files beside the session record: the
