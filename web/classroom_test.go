@@ -556,7 +556,7 @@ func TestPrintHandout(t *testing.T) {
 	}
 	const shownJS = `(sel => [...document.querySelectorAll(sel)].filter(e => getComputedStyle(e).display !== "none" && e.getClientRects().length > 0).map(e => e.className || e.tagName))`
 	media("print")
-	if got := mustEval[[]string](b, shownJS+`("button, .stepbar, .modebar, .viewnav, .handout-actions")`); len(got) > 0 {
+	if got := mustEval[[]string](b, shownJS+`("button, .stepbar, .col-modes, .viewnav, .handout-actions")`); len(got) > 0 {
 		t.Errorf("printed handout shows controls: %q", got)
 	}
 	for _, sel := range []string{".headline", ".prose"} {
@@ -566,7 +566,7 @@ func TestPrintHandout(t *testing.T) {
 	}
 
 	b.open(cmURL("en", cmPolicy, 8))
-	for _, sel := range []string{".stepbar", ".modebar", ".viewnav"} {
+	for _, sel := range []string{".stepbar", ".col-modes", ".viewnav"} {
 		if got := mustEval[string](b, fmt.Sprintf(`(() => { const e = document.querySelector(%s); return e ? getComputedStyle(e).display : "<none>"; })()`, jsQuote(sel))); got != "none" {
 			t.Errorf("printed lesson: %s display = %q, want none", sel, got)
 		}

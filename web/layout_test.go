@@ -386,25 +386,30 @@ func TestBrowserMeter(t *testing.T) {
 	cdpCall(b, "motion", emulation.SetEmulatedMedia, emulation.SetEmulatedMediaParams{
 		Features: []*emulation.MediaFeature{{Name: "prefers-reduced-motion", Value: "no-preference"}}})
 	for _, step := range []int{8, 12, 13} {
-		b.open(cmURL("en", cmPolicy, step-1))
-		b.waitStep(step-1, cmSteps)
-		// Record what the meter shows at every frame from the key press
-		// until it has been still for half a second.
-		mustEval[bool](b, `(() => {
-			window.__meter = []; window.__meterDone = false;
-			const t0 = performance.now();
-			const tick = () => {
-				const m = document.querySelector("[data-testid=meter]");
-				if (m) window.__meter.push(m.textContent);
-				if (performance.now() - t0 < 2000) requestAnimationFrame(tick); else window.__meterDone = true;
-			};
-			requestAnimationFrame(tick);
-			return true;
-		})()`)
-		b.key(" ")
-		b.waitStep(step, cmSteps)
-		b.waitJS("meter recorded", `String(window.__meterDone === true)`, "true")
-		seen := mustEval[[]string](b, `window.__meter`)
+		// A busy machine may paint the count in a frame or two: the step is
+		// taken again (at most three times) until the meter is seen counting.
+		var seen []string
+		for try := 0; try < 3 && len(slices.Compact(slices.Clone(seen))) < 3; try++ {
+			b.open(cmURL("en", cmPolicy, step-1))
+			b.waitStep(step-1, cmSteps)
+			// Record what the meter shows at every frame from the key press
+			// until it has been still for half a second.
+			mustEval[bool](b, `(() => {
+				window.__meter = []; window.__meterDone = false;
+				const t0 = performance.now();
+				const tick = () => {
+					const m = document.querySelector("[data-testid=meter]");
+					if (m) window.__meter.push(m.textContent);
+					if (performance.now() - t0 < 2000) requestAnimationFrame(tick); else window.__meterDone = true;
+				};
+				requestAnimationFrame(tick);
+				return true;
+			})()`)
+			b.key(" ")
+			b.waitStep(step, cmSteps)
+			b.waitJS("meter recorded", `String(window.__meterDone === true)`, "true")
+			seen = mustEval[[]string](b, `window.__meter`)
+		}
 		from, to := parseMeter(t, cmMeters[step-2]), parseMeter(t, cmMeters[step-1])
 		lo, hi := min(from, to), max(from, to)
 		prev := from

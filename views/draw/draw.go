@@ -309,9 +309,9 @@ func (d *Drawing) crossed(top, bottom float64) bool {
 // insideLabel fits a label on the column's width. The role stays while it
 // can (it is what tells a block apart without its colour), then the major
 // badges (a tier, a re-read: what a step is about), cutting the name to
-// keep them as long as keepRunes of it remain; only then the role goes. A
-// name is never cut below minNameRunes, and a full row's never, nor does it
-// lose its role: it goes to the lane instead.
+// keep them as long as keepRunes of it remain. The role never goes (a
+// block is not told by colour alone), nor is a name cut below
+// minNameRunes, nor a full row's at all: such a row goes to the lane.
 func (s Style) insideLabel(l Label, full bool) (Inside, bool) {
 	major := slices.DeleteFunc(slices.Clone(l.Badges), func(b Badge) bool { return b.Minor })
 	tries := []struct {
@@ -321,7 +321,6 @@ func (s Style) insideLabel(l Label, full bool) (Inside, bool) {
 	}{
 		{true, l.Badges, false}, {true, major, false}, {true, major, true},
 		{true, nil, false}, {true, nil, true},
-		{false, major, false}, {false, major, true}, {false, nil, false}, {false, nil, true},
 	}
 	for i, t := range tries {
 		// A full row keeps its name whole and its role (what tells it
