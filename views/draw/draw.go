@@ -315,21 +315,16 @@ func (d *Drawing) crossed(top, bottom float64) bool {
 func (s Style) insideLabel(l Label, full bool) (Inside, bool) {
 	major := slices.DeleteFunc(slices.Clone(l.Badges), func(b Badge) bool { return b.Minor })
 	tries := []struct {
-		role   bool
 		badges []Badge
 		cut    bool
-	}{
-		{true, l.Badges, false}, {true, major, false}, {true, major, true},
-		{true, nil, false}, {true, nil, true},
-	}
+	}{{l.Badges, false}, {major, false}, {major, true}, {nil, false}, {nil, true}}
 	for i, t := range tries {
-		// A full row keeps its name whole and its role (what tells it
-		// apart without its colour): where both do not fit, the lane
-		// names it ("system · system prompt · 3.0k").
-		if full && (t.cut || !t.role && l.Role != "") {
+		// A full row keeps its name whole: where it and the role do not
+		// fit, the lane names it ("system · system prompt · 3.0k").
+		if full && t.cut {
 			continue
 		}
-		in, ok := s.tryInside(l, t.role, t.badges, t.cut)
+		in, ok := s.tryInside(l, t.badges, t.cut)
 		last := i == len(tries)-1
 		if ok && (!t.cut || last || len([]rune(in.Name.Text)) > keepRunes) {
 			return in, true
@@ -338,7 +333,9 @@ func (s Style) insideLabel(l Label, full bool) (Inside, bool) {
 	return Inside{}, false
 }
 
-func (s Style) tryInside(l Label, role bool, badges []Badge, cut bool) (Inside, bool) {
+// tryInside places a label inside its row: its role, then its name (cut
+// to fit when cut), with badges before its size on the right.
+func (s Style) tryInside(l Label, badges []Badge, cut bool) (Inside, bool) {
 	in := Inside{}
 	right := s.textEnd()
 	if l.Size != "" {
@@ -352,7 +349,7 @@ func (s Style) tryInside(l Label, role bool, badges []Badge, cut bool) (Inside, 
 		right -= 3
 	}
 	left := s.textX()
-	if role && l.Role != "" {
+	if l.Role != "" {
 		in.Role = &Span{X: left, Text: l.Role}
 		left += TextWidth(l.Role, Sans, s.Small) + gap
 	}
