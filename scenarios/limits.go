@@ -36,11 +36,12 @@ type Limits struct {
 	// MessageBytes bounds the content of one message of the trace.
 	MessageBytes int
 	// RunBytes bounds a run of letters, or of punctuation and symbols, in
-	// any text: the tokenizer merges such a run as one piece, in O(n log n)
-	// time and about 35 bytes of memory a byte (a 64 KiB run of one letter
-	// took 0.4 s at load 16, a 1 MiB one 4 s), where prose and code are
-	// linear. An authored lesson never needs a long one. Zero: unbounded
-	// (an imported session's text is bounded by MessageBytes instead).
+	// any text: the tokenizer merges such a run as one piece, slower per
+	// byte than prose or code (internal/tokens' BenchmarkCountRun: 64 KiB of
+	// one letter 32 ms, 1 MiB 0.69 s, against about 3 ms for 64 KiB of
+	// prose). An
+	// authored lesson never needs a long one. Zero: unbounded (an imported
+	// session's text is bounded by MessageBytes instead).
 	RunBytes int
 	// Presets bounds the preset policies (each is replayed at start-up).
 	Presets int
