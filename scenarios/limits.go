@@ -39,9 +39,8 @@ type Limits struct {
 	// any text: the tokenizer merges such a run as one piece, slower per
 	// byte than prose or code (internal/tokens' BenchmarkCountRun: 64 KiB of
 	// one letter 32 ms, 1 MiB 0.69 s, against about 3 ms for 64 KiB of
-	// prose). An
-	// authored lesson never needs a long one. Zero: unbounded (an imported
-	// session's text is bounded by MessageBytes instead).
+	// prose). An authored lesson never needs a long one. Zero: unbounded
+	// (an imported session's text is bounded by MessageBytes instead).
 	RunBytes int
 	// Presets bounds the preset policies (each is replayed at start-up).
 	Presets int
