@@ -17,8 +17,13 @@ import (
 
 // pageWeightLimit bounds what a first visit of a step page costs on the
 // wire, brotli as served, headers included (issue 22): 30 KB, counted as
-// tools/pagemeasure prints it (1 KB = 1,000 bytes).
-const pageWeightLimit = 30_000
+// tools/pagemeasure prints it (1 KB = 1,000 bytes). A recorded session
+// (a lesson drawn with the provider's counts, such as real-compaction)
+// shows hundreds of blocks at a step; its bound is issue 18's 60 KB.
+const (
+	pageWeightLimit         = 30_000
+	recordedPageWeightLimit = 60_000
+)
 
 // subresourceRE finds what a page makes the browser load before it is
 // idle: its stylesheet, icon and scripts (data-room-js loads only in a
@@ -34,7 +39,8 @@ type weighed struct {
 // TestPageWeight: every step of every lesson, in English and Japanese,
 // under its default policy and each quick mode (the presets one change
 // away that the mode buttons and digit keys lead to), costs at most
-// pageWeightLimit on a cold visit: the page and every file it loads, each
+// pageWeightLimit on a cold visit (a recorded session at most
+// recordedPageWeightLimit): the page and every file it loads, each
 // as Chromium counts it (the response's header bytes plus its body, brotli
 // as Chromium's Accept-Encoding gets it). The figures are the server's
 // own responses over loopback, so no browser is needed; pagemeasure's
@@ -48,9 +54,14 @@ func TestPageWeight(t *testing.T) {
 	}
 	w := &weigher{base: ts.URL, client: &http.Client{Transport: &http.Transport{DisableCompression: true}}, files: map[string]int{}}
 	type key struct{ lesson, lang string }
+	limit := map[string]int{}
 	var paths []string
 	pathKey := map[string]key{}
 	for _, l := range b0.Lessons {
+		limit[l.ID] = pageWeightLimit
+		if l.Calibrated() {
+			limit[l.ID] = recordedPageWeightLimit
+		}
 		for _, p := range page.QuickPolicies(l.Lesson) {
 			frames, err := s.runs.Outline(l, p)
 			if err != nil {
@@ -98,8 +109,8 @@ func TestPageWeight(t *testing.T) {
 	for _, k := range keys {
 		h := heaviest[k]
 		t.Logf("%-24s %s heaviest %6d B (HTML %6d B) %s", k.lesson, k.lang, h.total, h.html, h.path)
-		if h.total > pageWeightLimit {
-			t.Errorf("%s: a cold visit costs %d B, over %d B (HTML %d B)", h.path, h.total, pageWeightLimit, h.html)
+		if h.total > limit[k.lesson] {
+			t.Errorf("%s: a cold visit costs %d B, over %d B (HTML %d B)", h.path, h.total, limit[k.lesson], h.html)
 		}
 	}
 	t.Logf("%d pages weighed", len(paths))
