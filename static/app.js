@@ -22,8 +22,9 @@
   // text is a message of the page's language (messages.js, from the
   // catalog), once withMessages has loaded it. No page shows one when it
   // first paints (they are autoplay's pause note, a static copy's query
-  // note, the upload form's notes and room.js's words), so a first visit
-  // does not load them.
+  // note, the upload form's notes and room.js's words, which room.js waits
+  // for through ctxsimNav.withMessages), so a first visit does not load
+  // them.
   function text(key) {
     var all = window.ctxsimMessages || {};
     var m = all[document.documentElement.lang] || all.en || {};
@@ -487,12 +488,9 @@
   function loadRoom() {
     var src = document.body.getAttribute("data-room-js");
     if (!src || window.ctxsimRoom || q('script[src="' + src + '"]') || !(roomInUse() || view() === "present")) return;
-    withMessages(function () {
-      if (window.ctxsimRoom || q('script[src="' + src + '"]')) return;
-      var s = document.createElement("script");
-      s.src = src;
-      document.head.appendChild(s);
-    });
+    var s = document.createElement("script");
+    s.src = src;
+    document.head.appendChild(s);
   }
 
   // ---- every page load and every swap
@@ -503,7 +501,7 @@
     announce();
     loadRoom();
   }
-  window.ctxsimNav = { go: go };
+  window.ctxsimNav = { go: go, withMessages: withMessages };
   document.addEventListener("DOMContentLoaded", function () {
     autoplay.wasDecisive = decisive();
     settle();
