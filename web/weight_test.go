@@ -37,8 +37,9 @@ type weighed struct {
 }
 
 // TestPageWeight: every step of every lesson, in English and Japanese,
-// under its default policy and each quick mode (the presets one change
-// away that the mode buttons and digit keys lead to), costs at most
+// under the policies a static copy holds (the default and each preset one
+// change away, where the mode buttons and digit keys lead; a long session
+// under its default only, as its other modes replay on demand), costs at most
 // pageWeightLimit on a cold visit (a recorded session at most
 // recordedPageWeightLimit): the page and every file it loads, each
 // as Chromium counts it (the response's header bytes plus its body, brotli
@@ -62,7 +63,7 @@ func TestPageWeight(t *testing.T) {
 		if l.Calibrated() {
 			limit[l.ID] = recordedPageWeightLimit
 		}
-		for _, p := range page.QuickPolicies(l.Lesson) {
+		for _, p := range s.pages.CopyPolicies(l) {
 			frames, err := s.runs.Outline(l, p)
 			if err != nil {
 				t.Fatalf("%s %s: %v", l.ID, p, err)
