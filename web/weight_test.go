@@ -25,9 +25,9 @@ const (
 	recordedPageWeightLimit = 60_000
 )
 
-// subresourceRE finds what a page makes the browser load before it is
-// idle: its stylesheet, icon and scripts (data-room-js loads only in a
-// room).
+// subresourceRE finds what a page's head makes the browser load: its
+// stylesheet and scripts (the icon is a data: URL in the page; room.js
+// loads only in a room, messages.js when a script first needs a word).
 var subresourceRE = regexp.MustCompile(`<(?:link[^>]*\shref|script[^>]*\ssrc)="(/[^"]+)"`)
 
 // weighed is what one cold visit of a page costs.
