@@ -85,7 +85,7 @@ func (c *crawler) visit(p, from string) ([][2]string, error) {
 		return nil, nil
 	}
 	var links []string
-	for _, a := range []string{"href", "src", "action"} {
+	for _, a := range []string{"href", "src", "action", "data-messages-js"} {
 		links = append(links, attrValues(body, a)...)
 	}
 	c.mu.Lock()

@@ -46,8 +46,9 @@ func fileOf(p string) string {
 // urlAttrs are the attributes of a rendered page that hold a URL of this
 // site: links, sources, form actions and the data attributes the scripts
 // read (data-step-url is a template, {step} standing for a step number;
-// data-text is a block text the sheet loads).
-var urlAttrs = map[string]bool{"href": true, "src": true, "action": true, "data-state-url": true, "data-step-url": true, "data-text": true}
+// data-text is a block text the sheet loads; data-messages-js the scripts'
+// words, loaded when first needed).
+var urlAttrs = map[string]bool{"href": true, "src": true, "action": true, "data-state-url": true, "data-step-url": true, "data-text": true, "data-messages-js": true}
 
 // rewrite points every site URL of a page (an attribute value starting
 // with one slash) at the copy. templ writes every attribute double-quoted

@@ -91,7 +91,7 @@ func pageTokens(page []byte, base string) ([]html.Token, error) {
 		}
 		tok := z.Token()
 		for k, a := range tok.Attr {
-			if !slices.Contains([]string{"href", "src", "action", "data-state-url", "data-step-url", "data-room-js", "data-text"}, a.Key) || !strings.HasPrefix(a.Val, "/") {
+			if !slices.Contains([]string{"href", "src", "action", "data-state-url", "data-step-url", "data-room-js", "data-text", "data-messages-js"}, a.Key) || !strings.HasPrefix(a.Val, "/") {
 				continue
 			}
 			v, ok := strings.CutPrefix(a.Val, base)

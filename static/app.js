@@ -19,11 +19,34 @@
   function qa(sel, root) { return Array.prototype.slice.call((root || document).querySelectorAll(sel)); }
   function typing(el) { return el && (el.isContentEditable || /^(INPUT|TEXTAREA|SELECT)$/.test(el.tagName)); }
 
-  // text is a message of the page's language (messages.js, from the catalog).
+  // text is a message of the page's language (messages.js, from the
+  // catalog), once withMessages has loaded it. No page shows one when it
+  // first paints (they are autoplay's pause note, a static copy's query
+  // note, the upload form's notes and room.js's words, which room.js waits
+  // for through ctxsimNav.withMessages), so a first visit does not load
+  // them.
   function text(key) {
     var all = window.ctxsimMessages || {};
     var m = all[document.documentElement.lang] || all.en || {};
     return m[key] || key;
+  }
+  var messagesWaiting = null; // callbacks while messages.js loads
+  function withMessages(fn) {
+    var src = document.body.getAttribute("data-messages-js");
+    if (window.ctxsimMessages || !src) { fn(); return; }
+    if (!messagesWaiting) {
+      messagesWaiting = [];
+      var s = document.createElement("script");
+      s.src = src;
+      s.onload = s.onerror = function () {
+        var w = messagesWaiting;
+        messagesWaiting = null;
+        if (!window.ctxsimMessages) s.remove(); // failed: the next call tries again
+        w.forEach(function (f) { f(); });
+      };
+      document.head.appendChild(s);
+    }
+    messagesWaiting.push(fn);
   }
 
   // ---- navigation: fetch the page, swap #app, animate, keep focus
@@ -267,7 +290,8 @@
       s.classList.toggle("is-active", on);
       s.setAttribute("aria-pressed", on ? "true" : "false");
     });
-    note(autoplay.on && autoplay.paused ? text("paused") : "");
+    if (autoplay.on && autoplay.paused) withMessages(function () { note(autoplay.on && autoplay.paused ? text("paused") : ""); });
+    else note("");
   }
   function schedule() {
     clearTimeout(autoplay.timer);
@@ -275,7 +299,7 @@
     autoplay.timer = setTimeout(function () { if (!step("next")) stopAutoplay(); }, autoplay.delay);
   }
   function decisive() { var a = app(); return !!a && a.getAttribute("data-decisive") === "true"; }
-  function startAutoplay() { autoplay.on = true; autoplay.paused = false; autoplay.wasDecisive = decisive(); renderAutoplay(); schedule(); }
+  function startAutoplay() { withMessages(function () {}); autoplay.on = true; autoplay.paused = false; autoplay.wasDecisive = decisive(); renderAutoplay(); schedule(); }
   function stopAutoplay() { autoplay.on = false; autoplay.paused = false; clearTimeout(autoplay.timer); renderAutoplay(); }
   function resumeAutoplay() { autoplay.paused = false; renderAutoplay(); if (!step("next")) stopAutoplay(); }
   function afterStep() {
@@ -376,7 +400,10 @@
     go(tpl.replace("{step}", String(n)), { push: true });
   });
   function staticQuery() {
-    if (!isStatic() || !location.search || !app() || q('[data-notice="static-query"]')) return;
+    if (isStatic() && location.search) withMessages(staticQueryNote);
+  }
+  function staticQueryNote() {
+    if (!app() || q('[data-notice="static-query"]')) return;
     var p = document.createElement("p");
     p.className = "static-query";
     p.setAttribute("role", "status");
@@ -474,11 +501,12 @@
     announce();
     loadRoom();
   }
-  window.ctxsimNav = { go: go };
+  window.ctxsimNav = { go: go, withMessages: withMessages };
   document.addEventListener("DOMContentLoaded", function () {
     autoplay.wasDecisive = decisive();
     settle();
     staticQuery();
+    if (q("form[data-upload]")) withMessages(function () {}); // its notes come as soon as a file is picked
     if (location.hash.indexOf("#sheet-") === 0) {
       var s = document.getElementById(location.hash.slice(1));
       if (s) { var c = q(".sheet-close", s); if (c) c.focus({ preventScroll: true }); loadText(s); }

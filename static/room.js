@@ -23,7 +23,13 @@
   var FOLLOW_KEY = "ctxsim.room.follow"; // {code, mode: "following" | "exploring"}
   var VIEW = /\/(present|notes)$/; // a view of a state: the audience keeps its own
 
-  // Words come from the catalog (messages.js, generated from catalog/*.yaml).
+  // Words come from the catalog (messages.js, generated from catalog/*.yaml),
+  // which app.js loads when a script first needs a word: the room starts
+  // (and draws) once they are here.
+  var started = false;
+  function withMessages(fn) {
+    if (window.ctxsimNav && window.ctxsimNav.withMessages) window.ctxsimNav.withMessages(fn); else fn();
+  }
   function text(k) {
     var all = window.ctxsimMessages || {};
     var m = all[document.documentElement.lang] || all.en || {};
@@ -462,7 +468,7 @@
   // changes, so a focused button survives events that change nothing.
   function render() {
     var slots = document.querySelectorAll("[data-room-slot]");
-    if (!slots.length || inactive()) return;
+    if (!started || !slots.length || inactive()) return;
     var box = el("div", {}, slotContent());
     var sig = box.innerHTML;
     slots.forEach(function (slot) {
@@ -533,7 +539,8 @@
 
   // ---- start: a join link's #follow=CODE, or what this tab already had
 
-  (function start() {
+  withMessages(function start() {
+    started = true;
     var room = load(PRESENTER_KEY);
     var follow = load(FOLLOW_KEY);
     var m = /^#follow=([0-9A-Za-z]{6})$/.exec(location.hash);
@@ -553,5 +560,5 @@
       startFollowing(follow.code, follow.mode);
     }
     render();
-  })();
+  });
 })();

@@ -1,15 +1,19 @@
 package views
 
-import "ctxsim/views/draw"
+import (
+	"github.com/a-h/templ"
+
+	"ctxsim/views/draw"
+)
 
 // Assets are the content-hashed URLs of the static files.
 type Assets struct {
 	CSS      string
 	JS       string
-	Icon     string
-	Room     string // room.js: presenter rooms and audience follow
-	Messages string // the catalog's js. messages for the scripts
-	WithRoom bool   // the page links room.js itself (the presenter view)
+	Icon     templ.SafeURL // a data: URL (the icon is in the page)
+	Room     string        // room.js: presenter rooms and audience follow
+	Messages string        // the catalog's js. messages for the scripts
+	WithRoom bool          // the page links room.js itself (the presenter view)
 	// Static marks a page of a static copy (ctxsim export): no rooms, and
 	// controls that need the server are replaced by notes.
 	Static bool

@@ -51,7 +51,7 @@ func TestBlockText(t *testing.T) {
 		t.Fatalf("the page carries the block's text (or it is too short to tell: %q)", want)
 	}
 	m := sheetTextRE("m-file").FindStringSubmatch(pg)
-	if m == nil || !regexp.MustCompile(`^/en/context-memory/text/[0-9a-f]{32}\.txt$`).MatchString(m[1]) {
+	if m == nil || !regexp.MustCompile(`^/en/context-memory/text/[0-9a-f]{16}\.txt$`).MatchString(m[1]) {
 		t.Fatalf("the sheet of m-file links no text address: %v", m)
 	}
 	u := m[1]
@@ -123,7 +123,7 @@ func TestBlockTextUpload(t *testing.T) {
 	loc := uploadedAt(t, h, nil, fixture(t, "cc_plain.jsonl"))
 	id := stepOneRE.FindStringSubmatch(loc)[2]
 	pg := call(h, http.MethodGet, loc, nil).Body.String()
-	m := regexp.MustCompile(`data-text="(/en/` + id + `/text/([0-9a-f]{32}\.txt))"`).FindStringSubmatch(pg)
+	m := regexp.MustCompile(`data-text="(/en/` + id + `/text/([0-9a-f]{16}\.txt))"`).FindStringSubmatch(pg)
 	if m == nil {
 		t.Fatalf("the uploaded session's step 1 links no text under /en/%s/text/", id)
 	}

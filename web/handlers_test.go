@@ -205,8 +205,8 @@ func TestSecurityHeaders(t *testing.T) {
 			t.Errorf("page contains %q", bad)
 		}
 	}
-	if n := strings.Count(body, "<script src=\"/static/"); n != 2 {
-		t.Errorf("page has %d local scripts; want 2 (messages, app.js): room.js loads only where a room is used", n)
+	if n := strings.Count(body, "<script src=\"/static/"); n != 1 {
+		t.Errorf("page has %d local scripts; want 1 (app.js): room.js loads only where a room is used, messages.js when a script first needs a word", n)
 	}
 	present := get(t, s, defaultState+"/1/present").Body.String()
 	if !strings.Contains(present, `<script src="`+s.assets.urls.Room+`"`) {
@@ -222,7 +222,7 @@ func TestSecurityHeaders(t *testing.T) {
 
 func TestStaticAssets(t *testing.T) {
 	s := newTestServer(t)
-	for _, url := range []string{s.assets.urls.CSS, s.assets.urls.JS, s.assets.urls.Room, s.assets.urls.Messages, s.assets.urls.Icon} {
+	for _, url := range []string{s.assets.urls.CSS, s.assets.urls.JS, s.assets.urls.Room, s.assets.urls.Messages} {
 		rec := get(t, s, url)
 		if rec.Code != 200 {
 			t.Fatalf("GET %s = %d; want 200", url, rec.Code)

@@ -32,7 +32,7 @@ func TestHeadOnEveryGetRoute(t *testing.T) {
 		"/":                                  {"/"},
 		"/healthz":                           {"/healthz"},
 		"/qr.svg":                            {"/qr.svg?text=http://127.0.0.1:8080/join/ABCDEF", "/qr.svg"},
-		"/static/:file":                      {s.assets.urls.CSS, s.assets.urls.Icon, "/static/nope.css"},
+		"/static/:file":                      {s.assets.urls.CSS, s.assets.urls.JS, "/static/nope.css"},
 		"/api/lessons":                       {"/api/lessons"},
 		"/api/lessons/:id/frames":            {"/api/lessons/context-memory/frames", "/api/lessons/nope/frames", "/api/lessons/" + upID + "/frames"},
 		"/rooms/:code":                       {"/rooms/" + code, "/rooms/ZZZZZZ"},

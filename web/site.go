@@ -58,7 +58,7 @@ func (s *Server) Site() (Site, error) {
 			return Site{}, err
 		}
 	}
-	site.Assets = []string{s.assets.urls.CSS, s.assets.urls.JS, s.assets.urls.Icon, s.assets.urls.Messages}
+	site.Assets = []string{s.assets.urls.CSS, s.assets.urls.JS, s.assets.urls.Messages}
 	return site, nil
 }
 
