@@ -410,7 +410,7 @@ func TestTieredLessonDataErrors(t *testing.T) {
 		field          string // the error's Field
 		line           int
 	}{
-		{"unknown field", `          summary: "[micro-compact] Baseline`, `          summmary: "[micro-compact] Baseline`, false, "summmary", lineOf(summaryLine)},
+		{"unknown field", `          summary: "[micro-compact] Baseline`, `          summmary: "[micro-compact] Baseline`, false, "trace[3].messages[3].call.summmary", lineOf(summaryLine)},
 		{"missing summary", summaryLine, "", false, "trace[3].messages[3].call.summary", lineOf(call07)},
 		{"session.go size", "        chars: 18200", "        chars: 18300", false, "mechanisms.workspace.files[0].chars", lineOf("        chars: 18200")},
 		{"edit that does not apply", editOld, "              // sweeper, started at once.\n", true, "trace[5].messages[4].call", 0},

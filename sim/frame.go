@@ -60,16 +60,20 @@ func (r *Replay) Versions(yield func(*Block) bool) {
 }
 
 // Held is how many blocks the run keeps: the versions its frames share and
-// the blocks frames show differently. A replay's memory grows with it.
+// the copies of blocks frames show differently, each once however many
+// frames show it (a tool result's annotations under the tiered compressor). A replay's memory grows with it.
 func (r *Replay) Held() int {
 	n := 0
 	if r.store != nil {
 		n = int(r.store.n)
 	}
+	copies := map[*Block]bool{}
 	for i := range r.Frames {
-		n += len(r.Frames[i].req.over)
+		for _, o := range r.Frames[i].req.over {
+			copies[o.b] = true
+		}
 	}
-	return n
+	return n + len(copies)
 }
 
 // Field is a named run-level value of the frames API.

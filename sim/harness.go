@@ -604,7 +604,9 @@ func (h *harness) closeFrame() {
 		return
 	}
 	if h.tap != nil {
-		h.tap.closing(n-1, h.frames[n-1].req.materialize())
+		bs := h.frames[n-1].req.materialize()
+		withDistances(bs)
+		h.tap.closing(n-1, bs)
 	}
 	h.fr.close(&h.frames[n-1].req)
 }

@@ -130,6 +130,9 @@ type request struct {
 	spans []span
 	marks []mark
 	over  []override // by position
+	// derived is set when blocks hold values their reader fills in from
+	// their position (a tool result's distance: withDistances).
+	derived bool
 
 	// While the frame is open:
 	isOpen bool
@@ -175,6 +178,9 @@ func (r *request) blocks() []Block {
 		for i := m.from; i < m.to; i++ {
 			m.flags.set(&out[i])
 		}
+	}
+	if r.derived {
+		withDistances(out)
 	}
 	return out
 }
@@ -274,6 +280,10 @@ func (r *request) each(yield func(*Block) bool) {
 	}
 	var b Block
 	pos, over, mark := int32(0), 0, 0
+	after := 0 // tool results after this block
+	if r.derived {
+		after = r.resultsAfter(-1)
+	}
 	for _, sp := range r.spans {
 		for at := sp.at; at < sp.at+sp.n; at, pos = at+1, pos+1 {
 			if over < len(r.over) && r.over[over].at == pos {
@@ -290,11 +300,38 @@ func (r *request) each(yield func(*Block) bool) {
 				f = r.marks[mark].flags
 			}
 			f.set(&b)
+			if r.derived && b.Role == RoleTool {
+				after--
+				if hasDistance(&b) {
+					withDistance(&b, after)
+				}
+			}
 			if !yield(&b) {
 				return
 			}
 		}
 	}
+}
+
+// resultsAfter is how many tool results a closed request holds after
+// position pos.
+func (r *request) resultsAfter(pos int32) int {
+	n, p, over := 0, int32(0), 0
+	for _, sp := range r.spans {
+		for at := sp.at; at < sp.at+sp.n; at, p = at+1, p+1 {
+			b := r.s.at(at)
+			for over < len(r.over) && r.over[over].at < p {
+				over++
+			}
+			if over < len(r.over) && r.over[over].at == p {
+				b = r.over[over].b
+			}
+			if p > pos && b.Role == RoleTool {
+				n++
+			}
+		}
+	}
+	return n
 }
 
 // count is how many blocks the request holds.
@@ -341,6 +378,9 @@ func (r *request) at(pos int32) *Block {
 		if pos >= m.from && pos < m.to {
 			m.flags.set(&b)
 		}
+	}
+	if r.derived && hasDistance(&b) {
+		withDistance(&b, r.resultsAfter(pos))
 	}
 	return &b
 }
@@ -467,6 +507,7 @@ func (fr *framer) close(r *request) {
 		}
 		over[b.ID] = o
 		r.over = append(r.over, override{int32(i), o})
+		r.derived = r.derived || hasDistance(o)
 	}
 	fr.over = over
 	r.spans, r.marks, r.over = slices.Clip(r.spans), slices.Clip(r.marks), slices.Clip(r.over)

@@ -2,6 +2,7 @@ package sim
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -421,40 +422,36 @@ func (r *tieredRun) figures(f *Frame) {
 	}
 }
 
-// annotate gives tool results their attributes and badges.
+// annotate gives tool results their attributes and badges. A result's
+// distance (how many results came after it) changes at every frame, so it
+// is not written here: the attribute and the badge that show it are
+// placeholders a frame's reader fills in (withDistances), and a result's
+// annotated copy stays the same from frame to frame until its tier, the
+// latch or a rewrite changes it: the frames share it.
 func (r *tieredRun) annotate(f *Frame, rewritten map[string]Event) {
-	results := 0
-	for _, b := range f.Blocks() {
-		if b.Role == RoleTool {
-			results++
-		}
-	}
-	seen := 0
 	bs := f.Blocks()
 	for i := range bs {
 		b := &bs[i]
 		if b.Role != RoleTool {
 			continue
 		}
-		d := results - 1 - seen
-		seen++
-		b.Attrs = append(b.Attrs, Attr{"chars", r.chars(b)}, Attr{"tier", int(b.tier)}, Attr{"distance", d})
+		b.Attrs = append(b.Attrs, Attr{"chars", r.chars(b)}, Attr{"tier", int(b.tier)}, Attr{"distance", distanceHere})
 		floor := !r.age && r.floor && r.rules.IsFloorTool(b.Tool)
-		tone := map[int8]string{1: "warn", 2: "info"}[b.tier]
-		if floor {
-			tone = "ok"
-		}
-		dist := count("d", d)
+		tone := ""
 		switch {
-		case b.tier > 0:
-			b.Badges = append(b.Badges, Badge{Key: "tier", Args: []Figure{count("tier", int(b.tier)), dist}, Tone: tone})
-		case d < r.rules.KeepRecent:
-			b.Badges = append(b.Badges, Badge{Key: "tier", Args: []Figure{count("tier", 3), dist}, Tone: "muted"})
-		case r.latched:
-			b.Badges = append(b.Badges, Badge{Key: "untouched-on", Args: []Figure{dist}, Tone: "warn"})
-		default:
-			b.Badges = append(b.Badges, Badge{Key: "distance", Args: []Figure{dist}, Tone: "muted"})
+		case floor:
+			tone = "ok"
+		case b.tier == 1:
+			tone = "warn"
+		case b.tier == 2:
+			tone = "info"
 		}
+		latched := 0
+		if r.latched {
+			latched = 1
+		}
+		b.Badges = append(b.Badges, Badge{Key: distanceBadge, Tone: tone,
+			Args: []Figure{count("tier", int(b.tier)), count("keep", r.rules.KeepRecent), count("latched", latched)}})
 		if floor {
 			b.Badges = append(b.Badges, Badge{Key: "floor", Tone: "ok", Minor: true})
 		}
@@ -467,6 +464,67 @@ func (r *tieredRun) annotate(f *Frame, rewritten map[string]Event) {
 				b.Spotlight = true // a new Tier 2 summary: its text beside the window
 			}
 		}
+	}
+}
+
+// distanceHere is the value of a "distance" attribute a frame's reader
+// fills in, and distanceBadge the key of the badge it makes from the
+// result's tier, the rules' keep_recent and the latch (annotate).
+const (
+	distanceHere  = math.MinInt32
+	distanceBadge = "\x00distance"
+)
+
+// hasDistance reports whether b holds placeholders of its distance.
+func hasDistance(b *Block) bool {
+	for _, a := range b.Attrs {
+		if a.Value == distanceHere {
+			return true
+		}
+	}
+	return false
+}
+
+// withDistance fills in b's distance d where annotate left placeholders,
+// on copies of its lists (the frames share them).
+func withDistance(b *Block, d int) {
+	b.Attrs = slices.Clone(b.Attrs)
+	for i := range b.Attrs {
+		if b.Attrs[i].Value == distanceHere {
+			b.Attrs[i].Value = d
+		}
+	}
+	b.Badges = slices.Clone(b.Badges)
+	for i, bd := range b.Badges {
+		if bd.Key != distanceBadge {
+			continue
+		}
+		tier, keep, latched := bd.Args[0].Value, bd.Args[1].Value, bd.Args[2].Value == 1
+		dist := count("d", d)
+		switch {
+		case tier > 0:
+			b.Badges[i] = Badge{Key: "tier", Args: []Figure{count("tier", tier), dist}, Tone: bd.Tone}
+		case d < keep:
+			b.Badges[i] = Badge{Key: "tier", Args: []Figure{count("tier", 3), dist}, Tone: "muted"}
+		case latched:
+			b.Badges[i] = Badge{Key: "untouched-on", Args: []Figure{dist}, Tone: "warn"}
+		default:
+			b.Badges[i] = Badge{Key: "distance", Args: []Figure{dist}, Tone: "muted"}
+		}
+	}
+}
+
+// withDistances fills in the distances of bs, a frame's blocks in order.
+func withDistances(bs []Block) {
+	d := 0
+	for i := len(bs) - 1; i >= 0; i-- {
+		if bs[i].Role != RoleTool {
+			continue
+		}
+		if hasDistance(&bs[i]) {
+			withDistance(&bs[i], d)
+		}
+		d++
 	}
 }
 

@@ -707,3 +707,58 @@ func pressure(l *sim.Lesson) int {
 	m, _ := l.Mechanism("tiered")
 	return m.(sim.Tiered).Pressure
 }
+
+// TestTieredHeldLinear: a result's distance changes at every frame, yet a
+// tiered (or age) replay keeps each block's copy once, not once per
+// frame: each 60 results more add as many blocks as the 60 before them did
+// (it kept one copy of each result per frame, growing with the square of
+// the session). Every
+// way of reading a frame shows each result its distance: the number of
+// results after it.
+func TestTieredHeldLinear(t *testing.T) {
+	for _, strategy := range []string{"tiered", "age"} {
+		held := map[int]int{}
+		for _, n := range []int{60, 120, 180} {
+			calls := make([]tcall, n)
+			for i := range calls {
+				calls[i] = tcall{tool: "bash", chars: 400}
+			}
+			l := handLesson(false, calls...)
+			r, err := sim.Run(l, policy(strategy, true, "ok", "attempts", "kept"), runeTokens{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			held[n] = r.Held()
+			if blocks := 2 + 2*n; held[n] > 4*blocks {
+				t.Errorf("%s, %d results (%d blocks, %d frames): the replay holds %d blocks; want at most %d", strategy, n, blocks, len(r.Frames), held[n], 4*blocks)
+			}
+			for _, f := range r.Frames {
+				bs := f.Blocks()
+				after := 0
+				for i := len(bs) - 1; i >= 0; i-- {
+					if bs[i].Role != sim.RoleTool {
+						continue
+					}
+					if d := attr(bs[i], "distance"); d != after {
+						t.Fatalf("%s, frame %d: %s at distance %d; want %d (results after it)", strategy, f.Step, bs[i].ID, d, after)
+					}
+					one, _ := f.Block(bs[i].ID)
+					if !reflect.DeepEqual(*one, bs[i]) {
+						t.Fatalf("%s, frame %d: Block(%s) = %+v; Blocks() shows %+v", strategy, f.Step, bs[i].ID, *one, bs[i])
+					}
+					after++
+				}
+				i := 0
+				for b := range f.EachBlock {
+					if !reflect.DeepEqual(*b, bs[i]) {
+						t.Fatalf("%s, frame %d: EachBlock's block %d = %+v; Blocks() shows %+v", strategy, f.Step, i, *b, bs[i])
+					}
+					i++
+				}
+			}
+		}
+		if first, second := held[120]-held[60], held[180]-held[120]; second > first+4 {
+			t.Errorf("%s: held %d, %d and %d blocks for 60, 120 and 180 results: 60 more added %d, then %d; want a line", strategy, held[60], held[120], held[180], first, second)
+		}
+	}
+}

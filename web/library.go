@@ -24,7 +24,8 @@ type library struct {
 	list []*scenarios.Lesson
 	byID map[string]*scenarios.Lesson
 	// presets are preset policies run at start-up, while they fit
-	// presetBlocks; presetRuns the same runs; presetKept their blocks.
+	// presetBlocks; presetRuns the same runs; presetKept the blocks they
+	// hold.
 	presets    map[runKey]*sim.Replay
 	presetRuns map[*sim.Replay]bool
 	presetKept int
@@ -316,7 +317,7 @@ func (s *Server) prepareAll(ls []*scenarios.Lesson) ([]*prepared, error) {
 // keep keeps a preset run for the pages while the kept runs fit
 // presetBlocks. The caller holds the lock, if several may call at once.
 func (lib *library) keep(l *scenarios.Lesson, p sim.Policy, r *sim.Replay) {
-	if n := frameBlocks(r); lib.presetKept+n <= presetBlocks {
+	if n := r.Held(); lib.presetKept+n <= presetBlocks {
 		lib.presetKept += n
 		lib.presets[runKey{l.ID, p}], lib.presetRuns[r] = r, true
 	}
@@ -325,8 +326,11 @@ func (lib *library) keep(l *scenarios.Lesson, p sim.Policy, r *sim.Replay) {
 // defaultLongRun is Config.LongRun when 0.
 const defaultLongRun = 100_000
 
-// presetBlocks bounds the blocks (over all frames) of the preset runs kept
-// from start-up: about 150 MB; the shipped lessons hold about 60,000.
+// presetBlocks bounds the blocks the preset runs kept from start-up hold
+// (sim.Replay.Held: frames share their blocks), about 150 MB. It counted
+// the blocks over all frames, so a long session's default run (a
+// 2,000-turn session's frames draw 16 million blocks, its run holds
+// 10,000) was not kept, and each of its pages replayed it.
 const presetBlocks = 500_000
 
 // frameBlocks is how many blocks the frames of r hold: what a replay costs

@@ -35,9 +35,12 @@ func Decode(name string, data []byte, v any) (*File, error) {
 		e.Field = fieldOnLine(data, e.Line)
 		return nil, e
 	}
+	// One parse: the node tree is decoded into v, and kept for lines (a
+	// second parse of a long session's 13 MB lesson.yaml was a third of
+	// its load).
 	dec := yaml.NewDecoder(bytes.NewReader(data))
-	dec.KnownFields(true)
-	if err := dec.Decode(v); err != nil {
+	var doc yaml.Node
+	if err := dec.Decode(&doc); err != nil {
 		if errors.Is(err, io.EOF) {
 			return nil, &Error{File: name, Msg: "file is empty"}
 		}
@@ -45,32 +48,31 @@ func Decode(name string, data []byte, v any) (*File, error) {
 		if e.Line == 0 {
 			e.Line = lineOfAlias(data, e.Msg)
 		}
-		if e.Field == "" && e.Line > 0 {
-			// A type error ("cannot unmarshal !!str `abc` into int") names
-			// only the line; find the field whose value is on it.
-			var doc yaml.Node
-			if yaml.Unmarshal(data, &doc) == nil {
-				e.Field = pathAt(&doc, e.Line, "")
-			}
-		}
 		return nil, e
 	}
 	var second yaml.Node
 	if err := dec.Decode(&second); !errors.Is(err, io.EOF) {
 		return nil, &Error{File: name, Line: second.Line, Msg: "a second YAML document: a lesson file holds one (remove the '---' line)"}
 	}
-	var doc yaml.Node
-	if err := yaml.Unmarshal(data, &doc); err != nil {
-		return nil, yamlError(name, err)
-	}
 	root := &doc
 	if doc.Kind == yaml.DocumentNode && len(doc.Content) > 0 {
 		root = doc.Content[0]
 	}
+	if err := doc.Decode(v); err != nil {
+		e := yamlError(name, err)
+		if e.Field == "" && e.Line > 0 {
+			// A type error ("cannot unmarshal !!str `abc` into int") names
+			// only the line; find the field whose value is on it.
+			e.Field = pathAt(&doc, e.Line, "")
+		}
+		return nil, e
+	}
 	if err := plain(name, root, ""); err != nil {
 		return nil, err
 	}
-	if err := check(name, root, reflect.TypeOf(v), "", false); err != nil {
+	// Keys v has no field for (what a decoder's KnownFields would refuse,
+	// here with the whole path) and numbers decoding would change.
+	if err := check(name, root, reflect.TypeOf(v), ""); err != nil {
 		return nil, err
 	}
 	return &File{name: name, root: root}, nil
@@ -80,7 +82,7 @@ func Decode(name string, data []byte, v any) (*File, error) {
 // does a file: a part of the file its own type reads (a mechanism's
 // configuration, a generated result).
 func (f *File) DecodeNode(path string, n *yaml.Node, v any) error {
-	if err := check(f.name, n, reflect.TypeOf(v), path, true); err != nil {
+	if err := check(f.name, n, reflect.TypeOf(v), path); err != nil {
 		return err
 	}
 	if err := n.Decode(v); err != nil {
@@ -272,14 +274,13 @@ func splitPath(path string) []string {
 
 // check walks n beside the type t it decodes into. It refuses a number
 // with a fraction where t wants a whole one (decoding would quietly drop
-// the fraction: window: 1.5 read as 1) or one past MaxNumber and, when
-// known is set, a key t has no field for (the decoder checks them itself
-// when it decodes a whole file).
-func check(name string, n *yaml.Node, t reflect.Type, path string, known bool) error {
+// the fraction: window: 1.5 read as 1), one past MaxNumber, and a key t
+// has no field for.
+func check(name string, n *yaml.Node, t reflect.Type, path string) error {
 	for t.Kind() == reflect.Pointer {
 		t = t.Elem()
 	}
-	if reflect.PointerTo(t).Implements(unmarshaler) {
+	if t == nodeType || reflect.PointerTo(t).Implements(unmarshaler) {
 		return nil // the type reads its own YAML
 	}
 	switch t.Kind() {
@@ -296,7 +297,7 @@ func check(name string, n *yaml.Node, t reflect.Type, path string, known bool) e
 			return nil
 		}
 		for i, c := range n.Content {
-			if err := check(name, c, t.Elem(), fmt.Sprintf("%s[%d]", path, i), known); err != nil {
+			if err := check(name, c, t.Elem(), fmt.Sprintf("%s[%d]", path, i)); err != nil {
 				return err
 			}
 		}
@@ -305,7 +306,7 @@ func check(name string, n *yaml.Node, t reflect.Type, path string, known bool) e
 			return nil
 		}
 		for i := 1; i < len(n.Content); i += 2 {
-			if err := check(name, n.Content[i], t.Elem(), JoinPath(path, n.Content[i-1].Value), known); err != nil {
+			if err := check(name, n.Content[i], t.Elem(), JoinPath(path, n.Content[i-1].Value)); err != nil {
 				return err
 			}
 		}
@@ -317,12 +318,9 @@ func check(name string, n *yaml.Node, t reflect.Type, path string, known bool) e
 			key := n.Content[i-1]
 			f, ok := fieldByTag(t, key.Value)
 			if !ok {
-				if known {
-					return &Error{File: name, Line: key.Line, Field: JoinPath(path, key.Value), Msg: fmt.Sprintf("field %s not found in type %s", key.Value, t)}
-				}
-				continue
+				return &Error{File: name, Line: key.Line, Field: JoinPath(path, key.Value), Msg: fmt.Sprintf("field %s not found in type %s", key.Value, t)}
 			}
-			if err := check(name, n.Content[i], f.Type, JoinPath(path, key.Value), known); err != nil {
+			if err := check(name, n.Content[i], f.Type, JoinPath(path, key.Value)); err != nil {
 				return err
 			}
 		}
@@ -330,7 +328,10 @@ func check(name string, n *yaml.Node, t reflect.Type, path string, known bool) e
 	return nil
 }
 
-var unmarshaler = reflect.TypeFor[yaml.Unmarshaler]()
+var (
+	unmarshaler = reflect.TypeFor[yaml.Unmarshaler]()
+	nodeType    = reflect.TypeFor[yaml.Node]()
+)
 
 // MaxNumber bounds every whole number of a lesson file: sums of many of
 // them stay far from overflow. Fields have their own, smaller ranges.

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strconv"
 
+	"ctxsim/scenarios"
 	"ctxsim/sim"
 	"ctxsim/views"
 )
@@ -51,7 +52,7 @@ func (b *Builder) modes(in input) ([]views.ModeGroup, error) {
 // replays only its own policy, not every option's.
 func (b *Builder) modeURL(in input, cur sim.Frame, p sim.Policy, name, value string) (string, error) {
 	st := in.state
-	if p == st.Policy || !in.lesson.IsPreset(p) {
+	if p == st.Policy || !in.lesson.IsPreset(p) || b.onDemand(in.lesson, st, p) {
 		if p == st.Policy {
 			return LessonURL(st), nil
 		}
@@ -64,6 +65,29 @@ func (b *Builder) modeURL(in input, cur sim.Frame, p sim.Policy, name, value str
 	to := st
 	to.Policy, to.Step = p, alignStep(in.run.Frames, cur, frames)
 	return LessonURL(to), nil
+}
+
+// onDemand reports whether a live server replays l under p only when
+// asked: a long session's policies other than its default, neither kept
+// nor the page's own. A link to one goes through the query redirect,
+// which finds the same point of the trace when it is followed, so that a
+// page does not replay every policy it links to (a 1,000-turn session's
+// first page replayed 8: 5-7 s of CPU).
+func (b *Builder) onDemand(l *scenarios.Lesson, st State, p sim.Policy) bool {
+	if b.static || p == st.Policy {
+		return false
+	}
+	_, kept := b.runs.Kept(l, p)
+	return !kept
+}
+
+// queryOf is policy p as the query of a page's URL (the query redirect).
+func queryOf(p sim.Policy) string {
+	q := url.Values{}
+	for _, kv := range p.Values() {
+		q.Set(kv[0], kv[1])
+	}
+	return q.Encode()
 }
 
 // withPolicy is st under policy p.

@@ -96,6 +96,10 @@ func (b *Builder) navOf(in input, cur int) (views.Nav, error) {
 			n.QuickModes = append(n.QuickModes, views.QuickMode{Key: i + 1, Label: policyWords(ui, l.Lesson, q, def, true)})
 			continue
 		}
+		if st.Compare == nil && b.onDemand(l, st, q) {
+			n.QuickModes = append(n.QuickModes, views.QuickMode{Key: i + 1, Label: policyWords(ui, l.Lesson, q, def, true), URL: LessonURL(st) + "?" + queryOf(q)})
+			continue
+		}
 		rq, err := b.runs.Outline(l, q)
 		if err != nil {
 			return n, err
