@@ -12,23 +12,14 @@ import (
 	"context"
 	"errors"
 	"flag"
-	"fmt"
 	"io"
 	"os"
-	"os/signal"
-	"syscall"
 
 	"ctxsim/authoring/summarizer"
+	"ctxsim/internal/cli"
 )
 
-func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	if err := run(ctx, os.Args[1:], os.Stdout, os.Stderr); err != nil {
-		fmt.Fprintln(os.Stderr, "ctxsim:", err)
-		os.Exit(1)
-	}
-}
+func main() { cli.Main("ctxsim", run) }
 
 // run parses args and runs the subcommand they name; main only calls it,
 // tests can too. Each subcommand has its file: serve.go, export.go,
@@ -37,7 +28,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
 		return errors.New(usage)
 	}
-	cmd, ok := map[string]func(context.Context, []string, io.Writer, io.Writer) error{
+	cmd, ok := map[string]cli.Command{
 		"serve": runServe, "export": runExport, "import": runImport, "record": runRecord,
 	}[args[0]]
 	if !ok {

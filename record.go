@@ -3,11 +3,11 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 
 	"ctxsim/authoring/recorder"
+	"ctxsim/internal/cli"
 	"ctxsim/internal/tokens"
 )
 
@@ -15,16 +15,11 @@ import (
 // lesson n times; the outputs are stored beside the lesson with where they
 // came from, and the lesson shows them next to its own versions.
 func runRecord(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("record", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := cli.Flags("record", "usage: ctxsim record -lesson ID -summarizer URL -summarizer-model MODEL [-n 5] [-lessons DIR]\n\nflags:", stderr)
 	id := fs.String("lesson", "", "id of the lesson whose summary cards to record (required)")
 	dir := fs.String("lessons", "scenarios", "directory holding the lesson's directory (scenarios: the built-in lessons' sources)")
 	sumFlags := addSummarizerFlags(fs, "endpoint: …/v1/chat/completions (OpenAI-compatible) or …/v1/messages (Anthropic-compatible)", true)
 	n := fs.Int("n", 5, "recordings per card, 1 to 20")
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: ctxsim record -lesson ID -summarizer URL -summarizer-model MODEL [-n 5] [-lessons DIR]\n\nflags:")
-		fs.PrintDefaults()
-	}
 	if err := fs.Parse(args); err != nil {
 		return err
 	}

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"log/slog"
@@ -13,6 +12,7 @@ import (
 	"runtime/debug"
 	"time"
 
+	"ctxsim/internal/cli"
 	"ctxsim/internal/tokens"
 	"ctxsim/scenarios"
 	"ctxsim/sim"
@@ -25,8 +25,7 @@ import (
 
 // runServe is `ctxsim serve`: the lessons over HTTP until ctx is done.
 func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := cli.Flags("serve", "", stderr)
 	addr := fs.String("addr", ":8080", "listen address, HOST:PORT")
 	dir := lessonsFlag(fs)
 	roomsURL := fs.String("rooms", "", "keep rooms and uploaded sessions in NATS JetStream at nats://HOST:PORT, shared by every server on it (default: in memory, ending with the process)")

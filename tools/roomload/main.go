@@ -37,13 +37,11 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"net"
 	"os"
 	"os/exec"
-	"os/signal"
 	"runtime"
 	"strconv"
 	"strings"
@@ -51,20 +49,14 @@ import (
 	"syscall"
 	"time"
 
+	"ctxsim/internal/cli"
 	"ctxsim/internal/tokens"
 	"ctxsim/scenarios"
 	"ctxsim/web"
 	"ctxsim/web/rooms/store"
 )
 
-func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	if err := run(ctx, os.Args[1:], os.Stdin, os.Stdout); err != nil {
-		fmt.Fprintln(os.Stderr, "roomload:", err)
-		os.Exit(1)
-	}
-}
+func main() { cli.Main("roomload", run) }
 
 type config struct {
 	followers    int
@@ -81,8 +73,8 @@ type config struct {
 	pids         []int
 }
 
-func run(ctx context.Context, args []string, stdin io.Reader, stdout io.Writer) error {
-	fs := flag.NewFlagSet("roomload", flag.ContinueOnError)
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := cli.Flags("roomload", "", stderr)
 	var cfg config
 	var urls, pids string
 	fs.IntVar(&cfg.followers, "followers", 500, "audience members following the room (1–20000)")
@@ -109,7 +101,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout io.Writer) 
 		return err
 	}
 	if *serve {
-		return serveChild(ctx, *rooms, stdin, stdout)
+		return serveChild(ctx, *rooms, os.Stdin, stdout) // the parent's end of the pipe
 	}
 	ctx, cancel := context.WithTimeout(ctx, cfg.timeout)
 	defer cancel()
