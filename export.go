@@ -12,10 +12,13 @@ import (
 	"ctxsim/web"
 )
 
+// exportUsage is what `ctxsim export -h` prints above the flags.
+const exportUsage = "usage: ctxsim export [-lessons DIR] [-base /PATH/] DIR\n\nDIR (new or empty) receives the static site.\n\nflags:"
+
 // runExport is `ctxsim export DIR`: every state of the preset policies of
 // every lesson, as a static site any web host serves.
 func runExport(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := cli.Flags("export", "usage: ctxsim export [-lessons DIR] [-base /PATH/] DIR\n\nDIR (new or empty) receives the static site.\n\nflags:", stderr)
+	fs := cli.Flags("export", exportUsage, stderr)
 	dir := lessonsFlag(fs)
 	base := fs.String("base", "/", "path the site is served at, such as /ctxsim/ for a GitHub project page")
 	out, err := cli.ParseOne(fs, args, "give one output directory")

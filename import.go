@@ -18,6 +18,10 @@ import (
 	"ctxsim/internal/tokens"
 )
 
+// importUsage is what `ctxsim import -h` prints above the flags.
+const importUsage = "usage: ctxsim import [flags] FILE\n\nFILE is a Claude Code session (~/.claude/projects/<dir>/<session>.jsonl, with the subagents/ files beside it),\n" +
+	"a Codex CLI rollout (~/.codex/sessions/YYYY/MM/DD/rollout-*.jsonl), an OpenAI chat messages JSON file,\nor a Gemini CLI session (JSON Lines, 0.40 and later).\n\nflags:"
+
 // runImport is `ctxsim import`: a recorded session file becomes a lesson
 // directory that `ctxsim serve -lessons DIR` serves.
 func runImport(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -69,10 +73,6 @@ func runImport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	report(stdout, s, rep, *out)
 	return nil
 }
-
-// importUsage is what `ctxsim import -h` prints above the flags.
-const importUsage = "usage: ctxsim import [flags] FILE\n\nFILE is a Claude Code session (~/.claude/projects/<dir>/<session>.jsonl, with the subagents/ files beside it),\n" +
-	"a Codex CLI rollout (~/.codex/sessions/YYYY/MM/DD/rollout-*.jsonl), an OpenAI chat messages JSON file,\nor a Gemini CLI session (JSON Lines, 0.40 and later).\n\nflags:"
 
 // titleText is a lesson title from -title and -title-ja (nil: the
 // importer's own).

@@ -11,11 +11,14 @@ import (
 	"ctxsim/internal/tokens"
 )
 
+// recordUsage is what `ctxsim record -h` prints above the flags.
+const recordUsage = "usage: ctxsim record -lesson ID -summarizer URL -summarizer-model MODEL [-n 5] [-lessons DIR]\n\nflags:"
+
 // runRecord is `ctxsim record`: a model writes each summary card of a
 // lesson n times; the outputs are stored beside the lesson with where they
 // came from, and the lesson shows them next to its own versions.
 func runRecord(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := cli.Flags("record", "usage: ctxsim record -lesson ID -summarizer URL -summarizer-model MODEL [-n 5] [-lessons DIR]\n\nflags:", stderr)
+	fs := cli.Flags("record", recordUsage, stderr)
 	id := fs.String("lesson", "", "id of the lesson whose summary cards to record (required)")
 	dir := fs.String("lessons", "scenarios", "directory holding the lesson's directory (scenarios: the built-in lessons' sources)")
 	sumFlags := addSummarizerFlags(fs, "endpoint: …/v1/chat/completions (OpenAI-compatible) or …/v1/messages (Anthropic-compatible)", true)
