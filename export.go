@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"io"
 	"runtime/debug"
@@ -17,8 +18,7 @@ const exportUsage = "usage: ctxsim export [-lessons DIR] [-base /PATH/] DIR\n\nD
 
 // runExport is `ctxsim export DIR`: every state of the preset policies of
 // every lesson, as a static site any web host serves.
-func runExport(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := cli.Flags("export", exportUsage, stderr)
+func runExport(ctx context.Context, fs *flag.FlagSet, args []string, stdout, stderr io.Writer) error {
 	dir := lessonsFlag(fs)
 	base := fs.String("base", "/", "path the site is served at, such as /ctxsim/ for a GitHub project page")
 	out, err := cli.ParseOne(fs, args, "give one output directory")

@@ -3,6 +3,7 @@ package main
 import (
 	"cmp"
 	"context"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -24,8 +25,7 @@ const importUsage = "usage: ctxsim import [flags] FILE\n\nFILE is a Claude Code 
 
 // runImport is `ctxsim import`: a recorded session file becomes a lesson
 // directory that `ctxsim serve -lessons DIR` serves.
-func runImport(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := cli.Flags("import", importUsage, stderr)
+func runImport(ctx context.Context, fs *flag.FlagSet, args []string, stdout, stderr io.Writer) error {
 	out := fs.String("o", "lessons", "lessons directory to write the lesson into (serve it with -lessons)")
 	id := fs.String("id", "", "lesson id (default: session- and the file name)")
 	format := fs.String("format", "", "file format: "+formatList(", ", " or ")+" (default: detected from the first records)")

@@ -3,11 +3,11 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 
 	"ctxsim/authoring/recorder"
-	"ctxsim/internal/cli"
 	"ctxsim/internal/tokens"
 )
 
@@ -17,8 +17,7 @@ const recordUsage = "usage: ctxsim record -lesson ID -summarizer URL -summarizer
 // runRecord is `ctxsim record`: a model writes each summary card of a
 // lesson n times; the outputs are stored beside the lesson with where they
 // came from, and the lesson shows them next to its own versions.
-func runRecord(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := cli.Flags("record", recordUsage, stderr)
+func runRecord(ctx context.Context, fs *flag.FlagSet, args []string, stdout, stderr io.Writer) error {
 	id := fs.String("lesson", "", "id of the lesson whose summary cards to record (required)")
 	dir := fs.String("lessons", "scenarios", "directory holding the lesson's directory (scenarios: the built-in lessons' sources)")
 	sumFlags := addSummarizerFlags(fs, "endpoint: …/v1/chat/completions (OpenAI-compatible) or …/v1/messages (Anthropic-compatible)", true)

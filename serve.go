@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"log/slog"
@@ -12,7 +13,6 @@ import (
 	"runtime/debug"
 	"time"
 
-	"ctxsim/internal/cli"
 	"ctxsim/internal/tokens"
 	"ctxsim/scenarios"
 	"ctxsim/sim"
@@ -24,8 +24,7 @@ import (
 )
 
 // runServe is `ctxsim serve`: the lessons over HTTP until ctx is done.
-func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := cli.Flags("serve", "", stderr)
+func runServe(ctx context.Context, fs *flag.FlagSet, args []string, stdout, stderr io.Writer) error {
 	addr := fs.String("addr", ":8080", "listen address, HOST:PORT")
 	dir := lessonsFlag(fs)
 	roomsURL := fs.String("rooms", "", "keep rooms and uploaded sessions in NATS JetStream at nats://HOST:PORT, shared by every server on it (default: in memory, ending with the process)")
