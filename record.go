@@ -45,7 +45,7 @@ func runRecord(ctx context.Context, fs *flag.FlagSet, args []string, stdout, std
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "ctxsim: recorded %d summaries for the %d summary cards of lesson %s into %s\n", rep.Recorded, rep.Cards, *id, rep.Path)
+	fmt.Fprintf(stdout, "ctxsim: recorded %d summaries for the %d summary cards of lesson %s into %s\n", rep.Takes, rep.Cards, *id, rep.Path)
 	fmt.Fprintf(stdout, "  each card now has %d versions: 1–%d written for the lesson, %d–%d recorded (choose one with rec=N)\n",
 		rep.Versions, rep.Authored, rep.Authored+1, rep.Versions)
 	return nil

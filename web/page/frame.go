@@ -241,7 +241,7 @@ func (v *frameView) provenance(b *sim.Block) string {
 		return ""
 	case b.Origin.Key == sim.OriginAuthored:
 		return v.ui.F("origin.authored."+sizing(v.l), map[string]string{"size": sizeOf(v.l.Lesson, b.Tokens)})
-	case b.Origin.Key == sim.OriginRecorded && v.l.Sizes == scenarios.SizesProvider:
+	case b.Origin.Key == sim.OriginImported && v.l.Sizes == scenarios.SizesProvider:
 		if estimated(b) {
 			return v.ui.T("origin.recorded.estimate")
 		}
