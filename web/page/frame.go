@@ -38,13 +38,13 @@ func (b *Builder) statePage(in input) (views.LessonPage, error) {
 	alt := st
 	alt.Lang = otherLang(st.Lang)
 	p := views.LessonPage{
-		Lang: st.Lang, UI: v.ui, Assets: b.assets, Title: l.Title.In(st.Lang), LessonID: l.ID,
-		IndexURL: "/" + st.Lang + "/", URL: LessonURL(st),
-		AltLang: views.Link{Label: v.ui.T("ui.other-lang"), URL: LessonURL(alt)},
-		Window:  b.windowView(v),
-		Steps:   b.stepBar(in),
-		Source:  l.Source.In(st.Lang),
-		Pair:    b.drawsPair(l),
+		LessonHead: views.LessonHead{Lang: st.Lang, UI: v.ui, Assets: b.assets, Title: l.Title.In(st.Lang), LessonID: l.ID,
+			IndexURL: "/" + st.Lang + "/", URL: LessonURL(st),
+			AltLang: views.Link{Label: v.ui.T("ui.other-lang"), URL: LessonURL(alt)}},
+		Window: b.windowView(v),
+		Steps:  b.stepBar(in),
+		Source: l.Source.In(st.Lang),
+		Pair:   b.drawsPair(l),
 	}
 	for _, pn := range b.panels(v) {
 		if len(pn.Rows) == 0 && pn.Body != "" {
