@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -10,31 +9,26 @@ import (
 	"time"
 
 	"ctxsim/export"
+	"ctxsim/internal/cli"
 	"ctxsim/web"
 )
 
+// exportUsage is what `ctxsim export -h` prints above the flags.
+const exportUsage = "usage: ctxsim export [-lessons DIR] [-base /PATH/] DIR\n\nDIR (new or empty) receives the static site.\n\nflags:"
+
 // runExport is `ctxsim export DIR`: every state of the preset policies of
 // every lesson, as a static site any web host serves.
-func runExport(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("export", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+func runExport(ctx context.Context, fs *flag.FlagSet, args []string, stdout, stderr io.Writer) error {
 	dir := lessonsFlag(fs)
 	base := fs.String("base", "/", "path the site is served at, such as /ctxsim/ for a GitHub project page")
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: ctxsim export [-lessons DIR] [-base /PATH/] DIR\n\nDIR (new or empty) receives the static site.\n\nflags:")
-		fs.PrintDefaults()
-	}
-	if err := fs.Parse(args); err != nil {
+	out, err := cli.ParseOne(fs, args, "give one output directory")
+	if err != nil {
 		return err
-	}
-	if fs.NArg() != 1 {
-		fs.Usage()
-		return errors.New("export: give one output directory")
 	}
 	if _, err := export.CheckBase(*base); err != nil {
 		return err
 	}
-	if err := export.CheckDir(fs.Arg(0)); err != nil {
+	if err := export.CheckDir(out); err != nil {
 		return fmt.Errorf("export: %w", err)
 	}
 	// An export makes ~20 GB of short-lived garbage (pages, their view
@@ -51,11 +45,11 @@ func runExport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err != nil {
 		return err
 	}
-	st, err := export.Write(ctx, srv, export.Options{Dir: fs.Arg(0), Base: *base})
+	st, err := export.Write(ctx, srv, export.Options{Dir: out, Base: *base})
 	if err != nil {
 		return fmt.Errorf("export: %w", err)
 	}
 	fmt.Fprintf(stdout, "ctxsim: wrote %d pages, %d files, %.1f MB to %s in %.1fs\n",
-		st.Pages, st.Files, float64(st.Bytes)/1e6, fs.Arg(0), time.Since(start).Seconds())
+		st.Pages, st.Files, float64(st.Bytes)/1e6, out, time.Since(start).Seconds())
 	return nil
 }

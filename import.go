@@ -3,7 +3,6 @@ package main
 import (
 	"cmp"
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -16,14 +15,17 @@ import (
 
 	"ctxsim/authoring/importer"
 	"ctxsim/authoring/transcript"
+	"ctxsim/internal/cli"
 	"ctxsim/internal/tokens"
 )
 
+// importUsage is what `ctxsim import -h` prints above the flags.
+const importUsage = "usage: ctxsim import [flags] FILE\n\nFILE is a Claude Code session (~/.claude/projects/<dir>/<session>.jsonl, with the subagents/ files beside it),\n" +
+	"a Codex CLI rollout (~/.codex/sessions/YYYY/MM/DD/rollout-*.jsonl), an OpenAI chat messages JSON file,\nor a Gemini CLI session (JSON Lines, 0.40 and later).\n\nflags:"
+
 // runImport is `ctxsim import`: a recorded session file becomes a lesson
 // directory that `ctxsim serve -lessons DIR` serves.
-func runImport(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("import", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+func runImport(ctx context.Context, fs *flag.FlagSet, args []string, stdout, stderr io.Writer) error {
 	out := fs.String("o", "lessons", "lessons directory to write the lesson into (serve it with -lessons)")
 	id := fs.String("id", "", "lesson id (default: session- and the file name)")
 	format := fs.String("format", "", "file format: "+formatList(", ", " or ")+" (default: detected from the first records)")
@@ -36,17 +38,9 @@ func runImport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	origin := fs.String("source", "", "where the session file comes from (its publisher, its licence), shown in the lesson's source line and its about section")
 	compressor := fs.Bool("compressor", true, "offer the tiered compressor as a policy (strategy); -compressor=false offers the session's compactions, thresholds and windows only (a third of the policies)")
 	all := fs.Bool("check-presets", false, "replay every preset policy at import, not only the session as it happened (slower on long sessions; -summarizer does it anyway)")
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: ctxsim import [flags] FILE\n\nFILE is a Claude Code session (~/.claude/projects/<dir>/<session>.jsonl, with the subagents/ files beside it),\n"+
-			"a Codex CLI rollout (~/.codex/sessions/YYYY/MM/DD/rollout-*.jsonl), an OpenAI chat messages JSON file,\nor a Gemini CLI session (JSON Lines, 0.40 and later).\n\nflags:")
-		fs.PrintDefaults()
-	}
-	if err := fs.Parse(args); err != nil {
+	file, err := cli.ParseOne(fs, args, "name exactly one session file")
+	if err != nil {
 		return err
-	}
-	if fs.NArg() != 1 {
-		fs.Usage()
-		return errors.New("import: name exactly one session file")
 	}
 	if *format != "" && !slices.Contains(transcript.Formats, transcript.Format(*format)) {
 		return fmt.Errorf("import: -format must be %s, got %q", formatList(", ", " or "), *format)
@@ -63,7 +57,7 @@ func runImport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		// near importHeap is worth the smaller peak on a laptop.
 		defer debug.SetMemoryLimit(debug.SetMemoryLimit(importHeap))
 	}
-	s, err := transcript.Read(fs.Arg(0), importer.ReadLimits(transcript.Options{Format: transcript.Format(*format), Redact: !*noRedact, MaxLine: *maxLine}))
+	s, err := transcript.Read(file, importer.ReadLimits(transcript.Options{Format: transcript.Format(*format), Redact: !*noRedact, MaxLine: *maxLine}))
 	if err != nil {
 		return fmt.Errorf("import: %w", err)
 	}

@@ -12,23 +12,14 @@ import (
 	"context"
 	"errors"
 	"flag"
-	"fmt"
 	"io"
 	"os"
-	"os/signal"
-	"syscall"
 
 	"ctxsim/authoring/summarizer"
+	"ctxsim/internal/cli"
 )
 
-func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	if err := run(ctx, os.Args[1:], os.Stdout, os.Stderr); err != nil {
-		fmt.Fprintln(os.Stderr, "ctxsim:", err)
-		os.Exit(1)
-	}
-}
+func main() { cli.Main("ctxsim", run) }
 
 // run parses args and runs the subcommand they name; main only calls it,
 // tests can too. Each subcommand has its file: serve.go, export.go,
@@ -37,15 +28,27 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
 		return errors.New(usage)
 	}
-	cmd, ok := map[string]func(context.Context, []string, io.Writer, io.Writer) error{
-		"serve": runServe, "export": runExport, "import": runImport, "record": runRecord,
-	}[args[0]]
+	sub, ok := subcommands[args[0]]
 	if !ok {
 		return errors.New(usage)
 	}
-	return cmd(ctx, args[1:], stdout, stderr)
+	return sub.run(ctx, cli.Flags(args[0], sub.usage, stderr), args[1:], stdout, stderr)
 }
 
+// subcommands are ctxsim's subcommands by name, with what their -h prints
+// above the flags ("": the flag package's "Usage of NAME:"). Each gets its
+// flag set, declares its flags on it and parses args with them.
+var subcommands = map[string]struct {
+	usage string
+	run   func(ctx context.Context, fs *flag.FlagSet, args []string, stdout, stderr io.Writer) error
+}{
+	"serve":  {"", runServe},
+	"export": {exportUsage, runExport},
+	"import": {importUsage, runImport},
+	"record": {recordUsage, runRecord},
+}
+
+// usage is ctxsim's help.
 const usage = `usage:
   ctxsim serve [-addr HOST:PORT] [-lessons DIR] [-rooms nats://HOST:PORT] [-trusted-proxy CIDR[,CIDR]]
                [-host NAME[,NAME]] [-max-streams N] [-max-client-streams N] [-max-client-rooms N]

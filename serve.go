@@ -24,9 +24,7 @@ import (
 )
 
 // runServe is `ctxsim serve`: the lessons over HTTP until ctx is done.
-func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+func runServe(ctx context.Context, fs *flag.FlagSet, args []string, stdout, stderr io.Writer) error {
 	addr := fs.String("addr", ":8080", "listen address, HOST:PORT")
 	dir := lessonsFlag(fs)
 	roomsURL := fs.String("rooms", "", "keep rooms and uploaded sessions in NATS JetStream at nats://HOST:PORT, shared by every server on it (default: in memory, ending with the process)")
@@ -171,7 +169,7 @@ func newServer(dir string, log *slog.Logger, opts ...func(*web.Config)) (*web.Se
 // those of dir, if given. With deferRecorded, the imported sessions of dir
 // are not loaded but listed (by directory, which is their id), for the
 // server to prepare after it listens.
-func loadLessons(dir string, log *slog.Logger, deferRecorded bool) (web.Config, []string, error) {
+func loadLessons(dir string, log *slog.Logger, deferImported bool) (web.Config, []string, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
@@ -192,16 +190,16 @@ func loadLessons(dir string, log *slog.Logger, deferRecorded bool) (web.Config, 
 		defer root.Close()
 		// A link out of dir is not followed: the lessons are what dir holds.
 		fsys := root.FS()
-		authored, recorded, err := scenarios.Dirs(fsys)
+		authored, imported, err := scenarios.Dirs(fsys)
 		if err != nil {
 			return web.Config{}, nil, fmt.Errorf("lessons from %s: %w", dir, err)
 		}
-		if len(authored)+len(recorded) == 0 {
+		if len(authored)+len(imported) == 0 {
 			return web.Config{}, nil, fmt.Errorf("lessons from %s: no */lesson.yaml found", dir)
 		}
 		now := authored
-		if later = recorded; !deferRecorded {
-			now, later = append(authored, recorded...), nil
+		if later = imported; !deferImported {
+			now, later = append(authored, imported...), nil
 		}
 		extra, err := scenarios.LoadDirs(fsys, now, dir, tok)
 		if err != nil {

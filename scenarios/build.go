@@ -37,15 +37,15 @@ type builder struct {
 	paths map[string]string // message id -> its field path, for later checks
 	err   *Error
 	// ops lists the trace's file operations in order, with their paths.
-	ops       []*sim.FileOp
-	opPaths   []string
-	counted   bool
-	workspace []sim.WorkspaceFile // the workspace's files, read before the trace
-	writes    []string            // files a write call creates
-	results   map[string]bool     // ids of the trace's tool results
-	reads     []string            // the tools of the trace's read calls, in order
-	recorded  bool                // recordings.yaml added versions to cards
-	origin    string              // where the trace's texts come from: authored, or recorded
+	ops           []*sim.FileOp
+	opPaths       []string
+	counted       bool
+	workspace     []sim.WorkspaceFile // the workspace's files, read before the trace
+	writes        []string            // files a write call creates
+	results       map[string]bool     // ids of the trace's tool results
+	reads         []string            // the tools of the trace's read calls, in order
+	hasRecordings bool                // recordings.yaml added versions to cards
+	origin        string              // where the trace's texts come from: authored, or recorded
 }
 
 // fileReader reads another file of the lesson directory.
@@ -69,8 +69,8 @@ func (b *builder) failWith(err error) {
 
 func buildLesson(f *lessonfile.File, raw *lessonfile.Lesson, files fileReader) (*sim.Lesson, error) {
 	b := &builder{f: f, files: files, ids: map[string]string{"system": "system"}, paths: map[string]string{}, origin: sim.OriginAuthored}
-	if raw.Recorded != nil {
-		b.origin = sim.OriginRecorded
+	if raw.Imported != nil {
+		b.origin = sim.OriginImported
 	}
 	l := &sim.Lesson{ID: raw.ID, Order: raw.Order, Title: raw.Title, Source: raw.Source, Window: raw.Window}
 	b.header(raw, l)
@@ -96,7 +96,7 @@ func buildLesson(f *lessonfile.File, raw *lessonfile.Lesson, files fileReader) (
 		return nil, b.err
 	}
 	order := raw.Policy
-	if b.recorded && order != nil && !slices.Contains(order, "rec") {
+	if b.hasRecordings && order != nil && !slices.Contains(order, "rec") {
 		order = append(slices.Clone(order), "rec") // versions ctxsim record added: the parameter that shows them comes last
 	}
 	if err := l.SetParamOrder(order); err != nil {
@@ -175,7 +175,7 @@ func (b *builder) system(rm lessonfile.Message) sim.Message {
 		// provider's count sizes it (the usage mechanism).
 		m.Kind = sim.KindUnseen
 		switch {
-		case b.origin != sim.OriginRecorded:
+		case b.origin != sim.OriginImported:
 			b.fail("system.kind", "unseen is what a recorded session's file does not hold: it needs a recorded lesson (recorded: file, format, ...)")
 		case rm.Content != "" || rm.Tokens != 0:
 			b.fail("system", "a system block of kind unseen has neither content nor tokens: the recorded usage sizes it")
@@ -194,8 +194,8 @@ func (b *builder) originOf(path, o string) string {
 	switch o {
 	case "":
 		return b.origin
-	case sim.OriginAuthored, sim.OriginRecorded:
-		if o == sim.OriginRecorded && b.origin != sim.OriginRecorded {
+	case sim.OriginAuthored, sim.OriginImported:
+		if o == sim.OriginImported && b.origin != sim.OriginImported {
 			b.fail(path, "recorded text needs a recorded lesson (recorded: file, format, ...)")
 		}
 		return o

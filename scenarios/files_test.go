@@ -31,7 +31,7 @@ func TestLessonFilesRegular(t *testing.T) {
 			sparse(t, p, "id: demo\n", Authored().FileBytes+1)
 		}, "only an imported session, which declares `recorded:` near the top, may be larger"},
 		{"over the imported size", func(t *testing.T, p string) {
-			sparse(t, p, "id: demo\nrecorded:\n  file: x.jsonl\n", Recorded().FileBytes+1)
+			sparse(t, p, "id: demo\nrecorded:\n  file: x.jsonl\n", Imported().FileBytes+1)
 		}, "a file of an imported session may have at most 67108864 (64 MiB)"},
 	}
 	for _, tt := range tests {

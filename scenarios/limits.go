@@ -77,10 +77,10 @@ func Authored() Limits {
 		RunFrames: 2_000, RunBlocks: 100_000}
 }
 
-// Recorded are the limits of an imported session (`recorded:`): a
+// Imported are the limits of an imported session (`recorded:`): a
 // 10,000-record transcript writes a 13.5 MB lesson.yaml with 10,000
 // messages.
-func Recorded() Limits {
+func Imported() Limits {
 	return Limits{Tier: "an imported session",
 		FileBytes: 64 << 20, NarrationBytes: 16 << 20, LessonBytes: 128 << 20,
 		Messages: 20_000, MemoryLines: 2_000, TextBytes: 64 << 20, MessageBytes: 1 << 20, Presets: 128, Facts: 16, PatternBytes: 256,
@@ -91,19 +91,19 @@ func Recorded() Limits {
 // window a provider offers today; sums of sizes stay far from overflow.
 const MaxWindow = 10_000_000
 
-// recordedMark is how lesson.yaml declares an imported session; a file
-// over the authored size must say so within its first recordedPeek bytes
+// importedMark is how lesson.yaml declares an imported session; a file
+// over the authored size must say so within its first importedPeek bytes
 // (ctxsim import writes it near the top).
 const (
-	recordedMark = "recorded:"
-	recordedPeek = 64 << 10
+	importedMark = "recorded:"
+	importedPeek = 64 << 10
 )
 
-// isRecorded reports whether lesson.yaml p of fsys declares an imported
+// isImported reports whether lesson.yaml p of fsys declares an imported
 // session: a top-level `recorded:` key in its first recordedPeek bytes. A
 // file it cannot open, or one that is not a regular file, is left to the
 // loader to refuse.
-func isRecorded(fsys fs.FS, p string) bool {
+func isImported(fsys fs.FS, p string) bool {
 	fi, err := fs.Stat(fsys, p)
 	if err != nil || !fi.Mode().IsRegular() {
 		return false
@@ -113,10 +113,10 @@ func isRecorded(fsys fs.FS, p string) bool {
 		return false
 	}
 	defer f.Close()
-	sc := bufio.NewScanner(io.LimitReader(f, recordedPeek))
-	sc.Buffer(make([]byte, 0, 4096), recordedPeek)
+	sc := bufio.NewScanner(io.LimitReader(f, importedPeek))
+	sc.Buffer(make([]byte, 0, 4096), importedPeek)
 	for sc.Scan() {
-		if bytes.HasPrefix(sc.Bytes(), []byte(recordedMark)) {
+		if bytes.HasPrefix(sc.Bytes(), []byte(importedMark)) {
 			return true
 		}
 	}
@@ -136,11 +136,11 @@ func tierOf(fsys fs.FS, dir string) (Limits, error) {
 	if !fi.Mode().IsRegular() || fi.Size() <= a.FileBytes {
 		return a, nil // read() refuses what is not a regular file
 	}
-	if !isRecorded(fsys, p) {
+	if !isImported(fsys, p) {
 		return Limits{}, fmt.Errorf("has %d bytes; %s may have at most %d (%s); only an imported session, which declares `recorded:` near the top, may be larger",
 			fi.Size(), a.Tier, a.FileBytes, sizeText(a.FileBytes))
 	}
-	return Recorded(), nil
+	return Imported(), nil
 }
 
 // sizeText writes n bytes as KiB or MiB.

@@ -23,8 +23,8 @@ func tinyWith(t *testing.T, lesson string, n int) string {
 	return b.String()
 }
 
-// recordedHeader declares an imported session.
-const recordedHeader = "recorded: {file: s.jsonl, format: claude-code, model: m, started: \"2026-11-02T09:00:00Z\", imported: \"2026-12-01T00:00:00Z\", redacted: \"off\"}\n"
+// importedHeader declares an imported session.
+const importedHeader = "recorded: {file: s.jsonl, format: claude-code, model: m, started: \"2026-11-02T09:00:00Z\", imported: \"2026-12-01T00:00:00Z\", redacted: \"off\"}\n"
 
 // TestAuthoredLimits: a lesson over a limit of its tier is refused before
 // it is replayed, with the file, the line and the field that holds the
@@ -48,16 +48,16 @@ func TestAuthoredLimits(t *testing.T) {
 		lesson, narration string
 		file, field, msg  string
 		line              int
-		loadsWhenRecorded bool
+		loadsWhenImported bool
 	}{
 		{name: "messages", lesson: long, // refused at the first message past the limit (tiny has 4, each added step 2)
 			file: "lesson.yaml", field: fmt.Sprintf("trace[%d].messages[0]", strings.Count(tinyLesson, "step: ")+past),
 			line:              strings.Count(long[:strings.Index(long, fmt.Sprintf("{id: mu%d,", past))], "\n") + 1,
 			msg:               fmt.Sprintf("is past message %d: the trace has %d messages (a tool call and its result count two); an authored lesson may have at most %d", lim.Messages, lim.Messages+4, lim.Messages),
-			loadsWhenRecorded: true},
+			loadsWhenImported: true},
 		{name: "memory lines", lesson: strings.Replace(tinyLesson, `lines: ["# MEMORY.md"]`, "lines: ["+lines(lim.MemoryLines)+`"# MEMORY.md"]`, 1),
 			file: "lesson.yaml", field: "mechanisms.memory", line: 5, msg: fmt.Sprintf("holds %d lines of MEMORY.md; an authored lesson may have at most %d", lim.MemoryLines+2, lim.MemoryLines),
-			loadsWhenRecorded: true},
+			loadsWhenImported: true},
 		{name: "a run of letters", lesson: strings.Replace(tinyLesson, "content: Use pnpm.}", "content: Use "+strings.Repeat("p", lim.RunBytes+1)+".}", 1),
 			file: "lesson.yaml", field: "trace[0].messages[0].content", line: 13, msg: "holds a run of 513 bytes of letters or of punctuation (from \"ppp"},
 		{name: "a long pattern", lesson: strings.Replace(tinyLesson, "pattern: '(?i)pnpm'", "pattern: '(?i)pnpm"+strings.Repeat("x?", lim.PatternBytes/2)+"'", 1),
@@ -88,15 +88,15 @@ func TestAuthoredLimits(t *testing.T) {
 			if e.File != "lessons/tiny/"+tt.file || e.Field != tt.field || !strings.Contains(e.Msg, tt.msg) || (tt.line > 0 && e.Line != tt.line) {
 				t.Errorf("LoadDir = %v (line %d); want lessons/tiny/%s, line %d, field %s, %q", e, e.Line, tt.file, tt.line, tt.field, tt.msg)
 			}
-			if !tt.loadsWhenRecorded {
+			if !tt.loadsWhenImported {
 				return
 			}
-			l, err := scenarios.LoadDir(tinyFS(recordedHeader+tt.lesson, narr), "tiny", "lessons", nil, tokenizer(t))
+			l, err := scenarios.LoadDir(tinyFS(importedHeader+tt.lesson, narr), "tiny", "lessons", nil, tokenizer(t))
 			if err != nil {
 				t.Fatalf("as an imported session: LoadDir = %v; want it within the imported limits", err)
 			}
-			if l.Limits.Tier != scenarios.Recorded().Tier {
-				t.Errorf("as an imported session: tier %q; want %q", l.Limits.Tier, scenarios.Recorded().Tier)
+			if l.Limits.Tier != scenarios.Imported().Tier {
+				t.Errorf("as an imported session: tier %q; want %q", l.Limits.Tier, scenarios.Imported().Tier)
 			}
 		})
 	}
@@ -107,7 +107,7 @@ func TestAuthoredLimits(t *testing.T) {
 // field, before it is counted or replayed.
 func TestImportedMessageSize(t *testing.T) {
 	big := strings.Repeat("x", 2<<20)
-	lesson := recordedHeader + strings.Replace(tinyLesson, "content: Use pnpm.}", "content: "+big+"}", 1)
+	lesson := importedHeader + strings.Replace(tinyLesson, "content: Use pnpm.}", "content: "+big+"}", 1)
 	_, err := scenarios.LoadDir(tinyFS(lesson, tinyNarration), "tiny", "lessons", nil, tokenizer(t))
 	var e *scenarios.Error
 	if !errors.As(err, &e) || e.Field != "trace[0].messages[0].content" || e.Line != 14 ||
@@ -141,7 +141,7 @@ func TestRunBudget(t *testing.T) {
 	for _, tc := range []struct {
 		name, header string
 		wantErr      bool
-	}{{"authored", "", true}, {"imported", recordedHeader, false}} {
+	}{{"authored", "", true}, {"imported", importedHeader, false}} {
 		t.Run(tc.name, func(t *testing.T) {
 			// The loader replays the presets to check the narration of
 			// every frame, under the same budget; pages replay them again.

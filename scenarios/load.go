@@ -68,29 +68,29 @@ var RequiredSections = []string{"about:intro"}
 // to file names in errors (e.g. the -lessons directory). tok counts texts
 // while every preset policy is checked.
 func Load(fsys fs.FS, prefix string, tok sim.Tokenizer) ([]*Lesson, error) {
-	authored, recorded, err := Dirs(fsys)
+	authored, imported, err := Dirs(fsys)
 	if err != nil {
 		return nil, err
 	}
-	return LoadDirs(fsys, append(authored, recorded...), prefix, tok)
+	return LoadDirs(fsys, append(authored, imported...), prefix, tok)
 }
 
 // Dirs lists the lesson directories of fsys (those holding lesson.yaml):
 // those written by hand, and the imported sessions, whose lesson.yaml
 // declares `recorded:` near the top (ctxsim import writes it there).
-func Dirs(fsys fs.FS) (authored, recorded []string, err error) {
+func Dirs(fsys fs.FS) (authored, imported []string, err error) {
 	files, err := fs.Glob(fsys, "*/lesson.yaml")
 	if err != nil {
 		return nil, nil, fmt.Errorf("list lessons: %w", err)
 	}
 	for _, p := range files {
-		if isRecorded(fsys, p) {
-			recorded = append(recorded, path.Dir(p))
+		if isImported(fsys, p) {
+			imported = append(imported, path.Dir(p))
 		} else {
 			authored = append(authored, path.Dir(p))
 		}
 	}
-	return authored, recorded, nil
+	return authored, imported, nil
 }
 
 // LoadDirs loads the lesson directories dirs of fsys, as Load does, in
@@ -183,9 +183,9 @@ func LoadDir(fsys fs.FS, dir, prefix string, md goldmark.Markdown, tok sim.Token
 	if err != nil {
 		return nil, err
 	}
-	if raw.Recorded != nil && lim.Tier != Recorded().Tier {
-		files.lim = Recorded() // a small imported session
-	} else if raw.Recorded == nil && lim.Tier == Recorded().Tier {
+	if raw.Imported != nil && lim.Tier != Imported().Tier {
+		files.lim = Imported() // a small imported session
+	} else if raw.Imported == nil && lim.Tier == Imported().Tier {
 		return nil, yf.ErrorAt("recorded", "is missing: a lesson.yaml this large must be an imported session")
 	}
 	if err := checkMessages(yf, raw, files.lim); err != nil {

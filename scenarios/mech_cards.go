@@ -112,7 +112,7 @@ func (b *builder) readCards(p, file string, strategies []string) ([]sim.Card, in
 			if !inEvery(prov) {
 				cb.fail(vp+".provenance", "needs %s (or a file-level provenance): say who wrote or recorded it, and when", everyLanguage())
 			}
-			card.Versions = append(card.Versions, sim.CardText{Content: rv.Content, Provenance: prov, Recorded: rv.Recorded})
+			card.Versions = append(card.Versions, sim.CardText{Content: rv.Content, Provenance: prov, ModelWritten: rv.ModelWritten})
 		}
 		out = append(out, card)
 	}
@@ -161,13 +161,13 @@ func (b *builder) addRecordings(cards []sim.Card, versions int) ([]sim.Card, int
 		if cards[j].CountFrom == 0 {
 			cards[j].CountFrom = len(cards[j].Versions) + 1
 		}
-		prov, err := recordedProvenance(rr, date)
+		prov, err := takeProvenance(rr, date)
 		if err != nil {
 			rb.fail(p, "cannot say where it came from: %v", err)
 			continue
 		}
-		cards[j].Versions = append(cards[j].Versions, sim.CardText{Content: rr.Content, Recorded: true, Provenance: prov})
-		b.recorded = true
+		cards[j].Versions = append(cards[j].Versions, sim.CardText{Content: rr.Content, ModelWritten: true, Provenance: prov})
+		b.hasRecordings = true
 	}
 	for i, c := range cards {
 		if i > 0 && len(c.Versions) != len(cards[0].Versions) && rb.err == nil {
@@ -184,9 +184,10 @@ func (b *builder) addRecordings(cards []sim.Card, versions int) ([]sim.Card, int
 	return cards, versions
 }
 
-// recordedProvenance says where a recorded summary came from, in every
+// takeProvenance says where a take (a summary `ctxsim record` asked a
+// model for) came from, in every
 // language.
-func recordedProvenance(r lessonfile.RecordedSummary, date time.Time) (sim.Text, error) {
+func takeProvenance(r lessonfile.Take, date time.Time) (sim.Text, error) {
 	t, err := texts()
 	if err != nil {
 		return nil, err

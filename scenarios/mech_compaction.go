@@ -17,7 +17,7 @@ func (b *builder) checkCompactSteps(l *sim.Lesson) {
 			continue
 		}
 		p := fmt.Sprintf("trace[%d]", i)
-		if !ok || !c.Recorded {
+		if !ok || !c.AsRecorded {
 			b.fail(p+".type", "a compact step needs the compaction mechanism with recorded: true")
 			return
 		}
@@ -31,12 +31,12 @@ func (b *builder) checkCompactSteps(l *sim.Lesson) {
 // lesson file (mechanisms.compaction): sim.Compaction, with its summary
 // cards as the file that holds them.
 type CompactionConfig struct {
-	Threshold int    `yaml:"threshold"`       // percent of the window
-	Presets   []int  `yaml:"presets"`         // thresholds offered (default: the threshold)
-	Tail      int    `yaml:"tail"`            // recent messages kept verbatim
-	Cards     string `yaml:"cards,omitempty"` // a cards file of the lesson directory (summaries.yaml)
-	Recorded  bool   `yaml:"recorded"`        // the trace marks where a recorded session compacted (compact steps)
-	Loss      bool   `yaml:"loss"`            // summary frames list what of the range the summary keeps
+	Threshold  int    `yaml:"threshold"`       // percent of the window
+	Presets    []int  `yaml:"presets"`         // thresholds offered (default: the threshold)
+	Tail       int    `yaml:"tail"`            // recent messages kept verbatim
+	Cards      string `yaml:"cards,omitempty"` // a cards file of the lesson directory (summaries.yaml)
+	AsRecorded bool   `yaml:"recorded"`        // the trace marks where a recorded session compacted (compact steps)
+	Loss       bool   `yaml:"loss"`            // summary frames list what of the range the summary keeps
 	// Own is a recorded session's own threshold (percent): offered among
 	// the presets, named for the session.
 	Own int `yaml:"own,omitempty"`
@@ -65,7 +65,7 @@ func (b *builder) compaction(r *CompactionConfig, _ *sim.Lesson) sim.Mechanism {
 	case r.Own != 0 && !slices.Contains(presets, r.Own):
 		b.fail(p+".own", "must be one of the presets (the session's own threshold is offered as one), got %d", r.Own)
 	}
-	c := sim.Compaction{Threshold: r.Threshold, Presets: presets, Tail: r.Tail, Recorded: r.Recorded, Loss: r.Loss, Own: r.Own}
+	c := sim.Compaction{Threshold: r.Threshold, Presets: presets, Tail: r.Tail, AsRecorded: r.AsRecorded, Loss: r.Loss, Own: r.Own}
 	if r.Cards != "" {
 		c.Cards, c.Versions = b.cards(p+".cards", r.Cards, nil)
 	}

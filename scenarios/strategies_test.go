@@ -140,11 +140,11 @@ func TestRecordingsLoad(t *testing.T) {
 		t.Fatalf("versions = %d; want 5 authored + 2 recorded", c.Versions)
 	}
 	v := c.Cards[0].Versions[5]
-	if !v.Recorded || v.Content != "Recorded summary 1 of s92: always pnpm." || !strings.Contains(v.Provenance["en"], "qwen3-8b") ||
+	if !v.ModelWritten || v.Content != "Recorded summary 1 of s92: always pnpm." || !strings.Contains(v.Provenance["en"], "qwen3-8b") ||
 		!strings.Contains(v.Provenance["en"], "2026-12-01") || !strings.Contains(v.Provenance["ja"], "qwen3-8b") {
 		t.Errorf("recorded version %+v", v)
 	}
-	if c.Cards[0].Versions[4].Recorded {
+	if c.Cards[0].Versions[4].ModelWritten {
 		t.Error("an authored version is marked recorded")
 	}
 	if pr, _ := l.Param("rec"); pr.Max != 7 {
@@ -161,8 +161,8 @@ func TestRecordingsLoad(t *testing.T) {
 	for _, f := range r.Frames {
 		if b, ok := f.Block("s92"); ok {
 			found = true
-			if !b.Summary.Recorded || b.Tokens != tok.Count(b.Content) {
-				t.Errorf("s92 under rec 6: recorded %v, %d tokens (count %d)", b.Summary.Recorded, b.Tokens, tok.Count(b.Content))
+			if !b.Summary.ModelWritten || b.Tokens != tok.Count(b.Content) {
+				t.Errorf("s92 under rec 6: recorded %v, %d tokens (count %d)", b.Summary.ModelWritten, b.Tokens, tok.Count(b.Content))
 			}
 		}
 	}

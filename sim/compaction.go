@@ -19,11 +19,11 @@ type Compaction struct {
 	Tail      int   // recent messages kept verbatim (more when a pair needs it)
 	Cards     []Card
 	Versions  int // versions of each card's text (the rec parameter); 0 when no cards
-	// Recorded: the trace marks where a recorded session compacted
+	// AsRecorded: the trace marks where an imported session compacted
 	// (StepCompact). The "compaction" parameter then offers "recorded",
 	// the default: compact there, with the recorded summary, as the
 	// session did; "on" compacts at the threshold instead.
-	Recorded bool
+	AsRecorded bool
 	// Loss: a compaction's summary frames list what of its range the
 	// summary keeps (files, commands, errors, user instructions).
 	Loss bool
@@ -62,9 +62,9 @@ func (c *Card) counted(v int) bool { return c.CountFrom > 0 && v >= c.CountFrom 
 
 // CardText is one version of a card's text, with where it came from.
 type CardText struct {
-	Content    string
-	Provenance Text
-	Recorded   bool // a model's recorded output (else written for the lesson)
+	Content      string
+	Provenance   Text
+	ModelWritten bool // a model's output (else written for the lesson)
 }
 
 // texts are the texts of every card's versions.
@@ -85,7 +85,7 @@ func (Compaction) Name() string { return "compaction" }
 // of their text.
 func (c Compaction) Params() []Param {
 	mode := onOff("compaction", "on")
-	if c.Recorded {
+	if c.AsRecorded {
 		mode = Param{Name: "compaction", Choices: []string{"recorded", "on", "off"}, Default: "recorded"}
 	}
 	th := intParam("threshold", 1, 100, c.Threshold, c.Presets, false)
@@ -106,18 +106,18 @@ func (c Compaction) Params() []Param {
 func (c Compaction) start(h *harness) hooks {
 	pct := h.p.Int("threshold")
 	mode := h.p.Get("compaction")
-	return &compactionRun{cfg: c, on: mode == "on", recorded: mode == "recorded", pct: pct, threshold: h.limit * pct / 100,
+	return &compactionRun{cfg: c, on: mode == "on", asRecorded: mode == "recorded", pct: pct, threshold: h.limit * pct / 100,
 		version: max(h.p.Int("rec"), 1)}
 }
 
 type compactionRun struct {
 	base
-	cfg       Compaction
-	on        bool // at the threshold
-	recorded  bool // where the recorded session did
-	pct       int
-	threshold int
-	version   int
+	cfg        Compaction
+	on         bool // at the threshold
+	asRecorded bool // where the recorded session did
+	pct        int
+	threshold  int
+	version    int
 
 	breaker     bool // auto-compaction stopped for this session (heavy tail)
 	compactions int
@@ -167,7 +167,7 @@ func (r *compactionRun) beforeCall(h *harness) {
 // mode: the whole conversation becomes the summary the session went on
 // with (the recording keeps no recent messages).
 func (r *compactionRun) compactMark(h *harness, st Step) {
-	if !r.recorded || len(h.msgs) == 0 {
+	if !r.asRecorded || len(h.msgs) == 0 {
 		return
 	}
 	r.compactRange(h, len(h.msgs), false, []string{"recorded"})
@@ -277,7 +277,7 @@ func summaryVariant(s *SummaryOf) string {
 	switch {
 	case s.Mechanical:
 		return "mechanical"
-	case s.Recorded:
+	case s.ModelWritten:
 		return "recorded"
 	}
 	return "authored"
@@ -320,7 +320,7 @@ func (r *compactionRun) summarize(h *harness, rng []Block) Block {
 		v := card.Versions[r.version-1]
 		b := Block{ID: card.ID, Role: RoleUser, Kind: KindSummary, Tokens: card.Tokens, Content: v.Content,
 			LabelKey: "block.summary",
-			Summary: &SummaryOf{Card: card.ID, Version: r.version, Versions: len(card.Versions), Recorded: v.Recorded,
+			Summary: &SummaryOf{Card: card.ID, Version: r.version, Versions: len(card.Versions), ModelWritten: v.ModelWritten,
 				Covers: ids, Provenance: v.Provenance}}
 		if h.l.Counted || b.Tokens == 0 || card.counted(r.version) {
 			b.Tokens = h.count(b.Content)

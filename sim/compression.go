@@ -215,7 +215,7 @@ func (s *summaries) compress(h *harness, b *Block, strategy string, marked bool)
 	before := b.Tokens
 	s.orig, s.comp = s.orig+before, s.comp+tokens
 	b.Content, b.Tokens, b.Kind, b.Origin = text, tokens, KindSummary, nil
-	b.Summary = &SummaryOf{Card: c.ID, Version: s.version, Versions: len(c.Versions), Recorded: v.Recorded,
+	b.Summary = &SummaryOf{Card: c.ID, Version: s.version, Versions: len(c.Versions), ModelWritten: v.ModelWritten,
 		Covers: []string{b.ID}, Provenance: v.Provenance}
 	b.Attrs = append(b.Attrs, Attr{"compressed_from", before})
 	if whole {

@@ -906,7 +906,7 @@ func TestInvariants(t *testing.T) {
 				case s == nil:
 					t.Errorf("Run(%s) frame %d: summary block without SummaryOf", name, sum.Step)
 				case hasCard:
-					if s.Mechanical || s.Card != card.ID || sum.Pending.Tokens != card.Tokens || sum.Pending.Content != card.Versions[p.Int("rec")-1].Content || s.Recorded {
+					if s.Mechanical || s.Card != card.ID || sum.Pending.Tokens != card.Tokens || sum.Pending.Content != card.Versions[p.Int("rec")-1].Content || s.ModelWritten {
 						t.Errorf("Run(%s) frame %d: summary %+v; want version %d of card %s, written for the lesson", name, sum.Step, s, p.Int("rec"), card.ID)
 					}
 				default:
@@ -918,7 +918,7 @@ func TestInvariants(t *testing.T) {
 					if sum.Pending.Tokens != tok.Count(sum.Pending.Content) {
 						t.Errorf("Run(%s) frame %d: excerpt tokens %d; want its o200k_base count %d", name, sum.Step, sum.Pending.Tokens, tok.Count(sum.Pending.Content))
 					}
-					if s.Version != 0 || s.Card != "" || s.Recorded || len(s.Provenance) != 0 || sum.Pending.Origin == nil || sum.Pending.Origin.Key != "mechanical" {
+					if s.Version != 0 || s.Card != "" || s.ModelWritten || len(s.Provenance) != 0 || sum.Pending.Origin == nil || sum.Pending.Origin.Key != "mechanical" {
 						t.Errorf("Run(%s) frame %d: mechanical excerpt %+v (origin %v) must be told apart from any summary text", name, sum.Step, s, sum.Pending.Origin)
 					}
 					if len(sum.Narration) == 0 || sum.Narration[0] != "summary@mechanical" {

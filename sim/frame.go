@@ -319,13 +319,13 @@ type Badge struct {
 
 // SummaryOf says where a summary block's text came from.
 type SummaryOf struct {
-	Card       string   // card id; empty for a mechanical excerpt
-	Version    int      // 1-based version of the card's text; 0 for a mechanical excerpt
-	Versions   int      // how many versions the card has
-	Recorded   bool     // a model's recorded output, not text written for the lesson
-	Mechanical bool     // no card covers this range: a mechanical excerpt
-	Covers     []string // ids of the blocks it replaced
-	Provenance Text
+	Card         string   // card id; empty for a mechanical excerpt
+	Version      int      // 1-based version of the card's text; 0 for a mechanical excerpt
+	Versions     int      // how many versions the card has
+	ModelWritten bool     // a model's output, not text written for the lesson
+	Mechanical   bool     // no card covers this range: a mechanical excerpt
+	Covers       []string // ids of the blocks it replaced
+	Provenance   Text
 }
 
 // Event is something that happened in a frame, for the frames API and the

@@ -419,7 +419,7 @@ func (r *instructionsRun) frame(h *harness, f *Frame, fc frameCtx) {
 	if !fc.own {
 		*fc.tags = append(*fc.tags, r.policy)
 	}
-	if recordedPick(h, r.cfg.Cards) {
+	if modelWrittenPick(h, r.cfg.Cards) {
 		f.Figures = append(f.Figures, count("recorded", 1))
 	}
 	f.Line = Line{Tokens: r.trigger, Key: "line.trigger"}

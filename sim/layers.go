@@ -359,7 +359,7 @@ func (r *layersRun) frame(h *harness, f *Frame, fc frameCtx) {
 	if !fc.own {
 		*fc.tags = append(*fc.tags, fmt.Sprintf("layers-%d", r.on))
 	}
-	if recordedPick(h, r.cfg.Cards) {
+	if modelWrittenPick(h, r.cfg.Cards) {
 		f.Figures = append(f.Figures, count("recorded", 1))
 	}
 	if r.on >= 2 {

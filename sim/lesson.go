@@ -327,7 +327,7 @@ func (u Usage) InputTotal() int { return u.Input + u.CacheRead + u.CacheCreation
 const (
 	OriginAuthored  = "authored"  // written for the lesson
 	OriginGenerated = "generated" // generated for the lesson by a tool in the repository
-	OriginRecorded  = "recorded"  // recorded in a real session's file (an imported session)
+	OriginImported  = "recorded"  // recorded in a real session's file (an imported session)
 )
 
 // FileOp is a file operation of a tool call: the workspace applies it when

@@ -9,9 +9,9 @@ import (
 	"ctxsim/sim"
 )
 
-// recordedShape loads scenarios/testdata/recorded-shape: a lesson written
+// importedShape loads scenarios/testdata/recorded-shape: a lesson written
 // for these tests in the shape of an import, with every size given.
-func recordedShape(t *testing.T) *sim.Lesson {
+func importedShape(t *testing.T) *sim.Lesson {
 	t.Helper()
 	tok, err := loadTok()
 	if err != nil {
@@ -44,12 +44,12 @@ func itoa(n int) string {
 	return string(b)
 }
 
-// TestRecordedPolicies: the same recorded trace under each compaction
+// TestImportedPolicies: the same recorded trace under each compaction
 // mode and window size. Sizes: system 100, u1 100, a1 50, the call 20 and
 // its result 300 (one response with a1), a2 50, u2 100, a3 100; the
 // recorded summary c1 is 80.
-func TestRecordedPolicies(t *testing.T) {
-	l := recordedShape(t)
+func TestImportedPolicies(t *testing.T) {
+	l := importedShape(t)
 	tok, _ := loadTok()
 	tests := []struct {
 		name string
@@ -96,7 +96,7 @@ func TestRecordedPolicies(t *testing.T) {
 // a model call of its own, and the harness would compact between a1 and
 // its call, which no real session can do.
 func TestContinues(t *testing.T) {
-	l := recordedShape(t)
+	l := importedShape(t)
 	tok, _ := loadTok()
 	p := policyOf(t, l, "compaction", "on", "threshold", "40", "window", "500")
 	crossedAt := func(l *sim.Lesson) string {
@@ -128,7 +128,7 @@ func TestContinues(t *testing.T) {
 // TestPressureScales: the compressor's pressure line is a share of the
 // window: 850 of 1,000 becomes 425 of 500.
 func TestPressureScales(t *testing.T) {
-	l := recordedShape(t)
+	l := importedShape(t)
 	tok, _ := loadTok()
 	for _, tt := range []struct {
 		window string
@@ -148,7 +148,7 @@ func TestPressureScales(t *testing.T) {
 // TestUsagePanel: a model call with recorded usage shows the provider's
 // input beside this replay's request, and their difference.
 func TestUsagePanel(t *testing.T) {
-	l := recordedShape(t)
+	l := importedShape(t)
 	tok, _ := loadTok()
 	r, err := sim.Run(l, l.DefaultPolicy(), tok)
 	if err != nil {

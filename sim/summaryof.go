@@ -19,7 +19,7 @@ func summaryOf(h *harness, cards []Card, rng []Block, excerptID string) Block {
 		n := min(max(h.p.Int("rec"), 1), len(card.Versions))
 		v := card.Versions[n-1]
 		b := Block{ID: card.ID, Role: RoleUser, Kind: KindSummary, Tokens: card.Tokens, Content: v.Content, LabelKey: "block.summary",
-			Summary: &SummaryOf{Card: card.ID, Version: n, Versions: len(card.Versions), Recorded: v.Recorded, Covers: ids, Provenance: v.Provenance}}
+			Summary: &SummaryOf{Card: card.ID, Version: n, Versions: len(card.Versions), ModelWritten: v.ModelWritten, Covers: ids, Provenance: v.Provenance}}
 		if h.l.Counted || b.Tokens == 0 || card.counted(n) {
 			b.Tokens = h.count(b.Content)
 		}
@@ -30,14 +30,14 @@ func summaryOf(h *harness, cards []Card, rng []Block, excerptID string) Block {
 		LabelKey: "block.excerpt", Origin: &Msg{Key: "mechanical"}, Summary: &SummaryOf{Mechanical: true, Covers: ids}}
 }
 
-// recordedPick reports whether the policy's version of the cards (the rec
-// parameter) is a model's recorded output rather than text written for
+// modelWrittenPick reports whether the policy's version of the cards (the rec
+// parameter) is a model's output rather than text written for
 // the lesson: the figure "recorded" says so on every frame, so that the
 // narration can tell the two apart.
-func recordedPick(h *harness, cards []Card) bool {
+func modelWrittenPick(h *harness, cards []Card) bool {
 	if len(cards) == 0 {
 		return false
 	}
 	n := min(max(h.p.Int("rec"), 1), len(cards[0].Versions))
-	return cards[0].Versions[n-1].Recorded
+	return cards[0].Versions[n-1].ModelWritten
 }

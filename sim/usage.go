@@ -611,7 +611,7 @@ func subagentWindow(a Aside, tok Tokenizer) *SecondWindow {
 // count.
 func asideBlock(m AsideMessage, tok Tokenizer) Block {
 	return Block{ID: m.ID, Role: m.Role, Kind: cmp.Or(m.Kind, KindText), Label: Text{Fallback: m.Label}, Content: m.Content,
-		Tokens: tok.Count(m.Content), Origin: &Msg{Key: OriginRecorded}}
+		Tokens: tok.Count(m.Content), Origin: &Msg{Key: OriginImported}}
 }
 
 // markRead marks the blocks wholly inside the first read tokens: what the

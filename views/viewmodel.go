@@ -57,16 +57,23 @@ type ErrorPage struct {
 	Lessons []Link
 }
 
+// LessonHead is what every view of a lesson's state says of where it
+// is: its language, catalog and assets, the lesson, and the addresses of
+// this state, of the index and of this state in the other language.
+type LessonHead struct {
+	Lang     string
+	UI       UI
+	Assets   Assets
+	Title    string
+	LessonID string
+	IndexURL string
+	URL      string // canonical URL of this state
+	AltLang  Link
+}
+
 // LessonPage is one state of a lesson: its window, memory, narration and controls.
 type LessonPage struct {
-	Lang      string
-	UI        UI
-	Assets    Assets
-	Title     string
-	LessonID  string
-	IndexURL  string
-	URL       string // canonical URL of this state
-	AltLang   Link
+	LessonHead
 	Modes     []ModeGroup
 	Window    Window
 	Memory    MemoryPanel
@@ -346,20 +353,13 @@ type CompareView struct {
 
 // ComparePage is the comparison of two policies of a lesson.
 type ComparePage struct {
-	Lang     string
-	UI       UI
-	Assets   Assets
-	Title    string
-	LessonID string
-	URL      string
-	IndexURL string
-	AltLang  Link
-	Modes    []ModeGroup // the left policy's controls
-	ModesB   []ModeGroup // the right policy's controls
-	Pair     bool        // as LessonPage.Pair
-	View     CompareView
-	Steps    StepBar
-	Nav      Nav
+	LessonHead
+	Modes  []ModeGroup // the left policy's controls
+	ModesB []ModeGroup // the right policy's controls
+	Pair   bool        // as LessonPage.Pair
+	View   CompareView
+	Steps  StepBar
+	Nav    Nav
 	// ServerOnly says, in a static copy, which comparisons need the server;
 	// empty otherwise.
 	ServerOnly string
@@ -370,22 +370,17 @@ type PresentPage struct {
 	Memory         MemoryPanel
 	Summary        *BlockView // the summary the step is about (the summarizer's output, or the new summary)
 	SummaryPending bool
-	Lang           string
-	UI             UI
-	Assets         Assets
-	Title          string
-	LessonID       string
-	URL            string
-	StateURL       string // the normal view of this state, which an audience follows
-	Window         Window
-	Second         *Window // a second window the frame carries (a sub-agent's)
-	Compare        *CompareView
-	Pair           bool // as LessonPage.Pair
-	Kicker         string
-	Headline       string
-	Changes        []string
-	Steps          StepBar
-	Nav            Nav
+	LessonHead
+	StateURL string // the normal view of this state, which an audience follows
+	Window   Window
+	Second   *Window // a second window the frame carries (a sub-agent's)
+	Compare  *CompareView
+	Pair     bool // as LessonPage.Pair
+	Kicker   string
+	Headline string
+	Changes  []string
+	Steps    StepBar
+	Nav      Nav
 }
 
 // NotesPage is the speaker-notes window: the full narration of the state and

@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"io"
 	"net/http"
 	"strconv"
 	"strings"
@@ -247,9 +248,9 @@ func (z *compressor) compress(cd coding, raw []byte) ([]byte, error) {
 	var err error
 	switch cd {
 	case gzipCoding:
-		err = z.gzip(buf, raw)
+		err = encode(&z.gz, buf, raw, func() (resetWriter, error) { return gzip.NewWriterLevel(buf, z.gzipLevel) })
 	case brCoding:
-		err = z.brotli(buf, raw)
+		err = encode(&z.br, buf, raw, func() (resetWriter, error) { return brotli.NewWriterLevel(buf, z.brQuality), nil })
 	default:
 		return nil, fmt.Errorf("compress: no coding %d", cd)
 	}
@@ -259,31 +260,26 @@ func (z *compressor) compress(cd coding, raw []byte) ([]byte, error) {
 	return bytes.Clone(buf.Bytes()), nil
 }
 
-func (z *compressor) gzip(buf *bytes.Buffer, raw []byte) error {
-	w, _ := z.gz.Get().(*gzip.Writer)
+// resetWriter is a compressing writer that starts over on another
+// destination (gzip.Writer, brotli.Writer).
+type resetWriter interface {
+	io.WriteCloser
+	Reset(io.Writer)
+}
+
+// encode writes raw to buf through a writer of pool, or a new one from
+// open when the pool has none, and gives the writer back.
+func encode(pool *sync.Pool, buf *bytes.Buffer, raw []byte, open func() (resetWriter, error)) error {
+	w, _ := pool.Get().(resetWriter)
 	if w == nil {
 		var err error
-		if w, err = gzip.NewWriterLevel(buf, z.gzipLevel); err != nil {
+		if w, err = open(); err != nil {
 			return err
 		}
 	} else {
 		w.Reset(buf)
 	}
-	defer z.gz.Put(w)
-	if _, err := w.Write(raw); err != nil {
-		return err
-	}
-	return w.Close()
-}
-
-func (z *compressor) brotli(buf *bytes.Buffer, raw []byte) error {
-	w, _ := z.br.Get().(*brotli.Writer)
-	if w == nil {
-		w = brotli.NewWriterLevel(buf, z.brQuality)
-	} else {
-		w.Reset(buf)
-	}
-	defer z.br.Put(w)
+	defer pool.Put(w)
 	if _, err := w.Write(raw); err != nil {
 		return err
 	}

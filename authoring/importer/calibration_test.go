@@ -117,11 +117,11 @@ func TestOwnThreshold(t *testing.T) {
 	if pr.Presets[0] != "85" || pr.Labels["85"] != "value.threshold-own" || pr.Default != "85" {
 		t.Fatalf("threshold presets %v, labels %v, default %s; want the session's own 85%% first, named, the default", pr.Presets, pr.Labels, pr.Default)
 	}
-	recorded, on := callsBefore(t, l, "recorded"), callsBefore(t, l, "on")
-	if recorded < 0 || on < 0 || on-recorded > 3 || recorded-on > 3 {
-		t.Errorf("the session compacted after %d model calls; at its own threshold the replay compacts after %d: want within 3", recorded, on)
+	asRecorded, on := callsBefore(t, l, "recorded"), callsBefore(t, l, "on")
+	if asRecorded < 0 || on < 0 || on-asRecorded > 3 || asRecorded-on > 3 {
+		t.Errorf("the session compacted after %d model calls; at its own threshold the replay compacts after %d: want within 3", asRecorded, on)
 	}
-	t.Logf("compacted after %d model calls as recorded, after %d at the session's own threshold", recorded, on)
+	t.Logf("compacted after %d model calls as recorded, after %d at the session's own threshold", asRecorded, on)
 }
 
 // callsBefore replays l with compaction mode and counts the request

@@ -117,7 +117,7 @@ func (im *imp) summarize(ctx context.Context, l *scenarios.Lesson) (*scenarios.L
 			}
 			id := fmt.Sprintf("g%d", len(im.generated)+1)
 			im.generated = append(im.generated, lessonfile.Card{ID: id, Covers: sp.covers,
-				Versions: []lessonfile.Version{{Content: sum.Text, Recorded: true, Provenance: im.w.summarizer(sum)}}})
+				Versions: []lessonfile.Version{{Content: sum.Text, ModelWritten: true, Provenance: im.w.summarizer(sum)}}})
 			im.rep.Summarized++
 			added++
 		}

@@ -83,7 +83,7 @@ type Report struct {
 // text and each tool call with its result; Build counts those exactly,
 // with the line, before it makes the lesson.)
 func ReadLimits(opt transcript.Options) transcript.Options {
-	lim := scenarios.Recorded()
+	lim := scenarios.Imported()
 	opt.MaxMessages, opt.MaxTextBytes = lim.Messages, lim.TextBytes
 	return opt
 }
@@ -243,7 +243,7 @@ func (im *imp) run(ctx context.Context) error {
 	im.t = t
 	if t.clipped > 0 {
 		im.rep.Warnings = append(im.rep.Warnings, fmt.Sprintf("%d texts longer than %d bytes were cut to that size (each says so where it was cut)",
-			t.clipped, scenarios.Recorded().MessageBytes))
+			t.clipped, scenarios.Imported().MessageBytes))
 	}
 	im.window = im.opt.Window
 	if im.window <= 0 {
@@ -390,7 +390,7 @@ func (im *imp) lessonFile() (*lessonfile.Lesson, error) {
 		ID: im.id, Order: 100, Title: im.opt.Title,
 		Source: w.text("source", struct{ File, Format, Day, Origin string }{s.File, string(s.Format), im.opt.Now.UTC().Format("2006-01-02"), im.opt.Origin}),
 		Window: im.window, Sizes: "counted", Draw: scenarios.DrawBlocks,
-		Recorded: &lessonfile.Recording{File: s.File, Format: string(s.Format), Model: s.Model, Started: stamp(s.Started), Ended: stamp(s.Ended),
+		Imported: &lessonfile.ImportedSession{File: s.File, Format: string(s.Format), Model: s.Model, Started: stamp(s.Started), Ended: stamp(s.Ended),
 			Imported: im.opt.Now.UTC().Format(time.RFC3339), Redacted: redacted(im.opt.Redacted, s.Redactions)},
 		System: im.system(),
 		Trace:  im.t.steps,
@@ -401,7 +401,7 @@ func (im *imp) lessonFile() (*lessonfile.Lesson, error) {
 	if im.t.calls > 0 {
 		lf.Draw = scenarios.DrawPairs
 	}
-	compaction := scenarios.CompactionConfig{Threshold: 92, Presets: []int{92, 75, 50}, Tail: 2, Recorded: len(im.t.cards) > 0, Loss: true}
+	compaction := scenarios.CompactionConfig{Threshold: 92, Presets: []int{92, 75, 50}, Tail: 2, AsRecorded: len(im.t.cards) > 0, Loss: true}
 	if own := ownThreshold(s, im.window); own > 0 {
 		// The session's own threshold is offered first, named for it.
 		compaction.Threshold, compaction.Own = own, own

@@ -122,7 +122,7 @@ func TestWriteFixtures(t *testing.T) {
 				t.Errorf("the report says %d presets, %d replayed; the lesson has %d presets (want at least 27, 1 replayed)", rep.Presets, rep.Policies, len(rs))
 			}
 			for _, m := range l.Trace[0].Messages {
-				if m.Origin != sim.OriginRecorded {
+				if m.Origin != sim.OriginImported {
 					t.Errorf("message %s has origin %q; want recorded", m.ID, m.Origin)
 				}
 			}
@@ -165,7 +165,7 @@ func TestRecordedCompaction(t *testing.T) {
 	if strings.Join(kinds, " ") != want {
 		t.Errorf("frames %v; want %s", kinds, want)
 	}
-	if summary == nil || summary.Summary == nil || !summary.Summary.Recorded || summary.Summary.Card != "c1" ||
+	if summary == nil || summary.Summary == nil || !summary.Summary.ModelWritten || summary.Summary.Card != "c1" ||
 		!strings.HasPrefix(summary.Content, "This session is being continued") ||
 		!strings.Contains(summary.Summary.Provenance.In("en"), "cc_compaction.jsonl (line 5)") {
 		t.Fatalf("summary %+v; want card c1, recorded, the file's text and line", summary)
@@ -328,7 +328,7 @@ func TestStartsFromSummary(t *testing.T) {
 	if l.System.Origin != sim.OriginAuthored || !strings.Contains(l.System.Content, "does not record the system prompt") {
 		t.Errorf("system %q (origin %s); want ctxsim's stand-in, authored", l.System.Content, l.System.Origin)
 	}
-	if l.Trace[1].Messages[0].Origin != sim.OriginRecorded {
+	if l.Trace[1].Messages[0].Origin != sim.OriginImported {
 		t.Errorf("the session's messages have origin %q; want recorded", l.Trace[1].Messages[0].Origin)
 	}
 }
@@ -499,7 +499,7 @@ func TestLongResultCut(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	limit := scenarios.Recorded().MessageBytes
+	limit := scenarios.Imported().MessageBytes
 	if len(rep.Warnings) != 1 || !strings.Contains(rep.Warnings[0], fmt.Sprintf("1 texts longer than %d bytes were cut", limit)) {
 		t.Errorf("warnings %q; want one saying a text was cut", rep.Warnings)
 	}
@@ -517,7 +517,7 @@ func TestLongResultCut(t *testing.T) {
 // more messages than that is refused by the reader at the first record
 // past them. The lines are found in the file itself.
 func TestTooLarge(t *testing.T) {
-	lim := scenarios.Recorded().Messages
+	lim := scenarios.Imported().Messages
 	// A turn of rounds 1 is 4 records and 5 messages of the lesson: the
 	// prompt, the model's text and its call, the result, the answer.
 	turns := lim/5 + 1

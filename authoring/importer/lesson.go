@@ -33,7 +33,7 @@ type trace struct {
 // (scenarios.Recorded().MessageBytes), on a UTF-8 boundary, and says so in
 // the text; the trace counts it.
 func (t *trace) clip(s string) string {
-	limit := scenarios.Recorded().MessageBytes
+	limit := scenarios.Imported().MessageBytes
 	if len(s) <= limit {
 		return s
 	}
@@ -78,7 +78,7 @@ const endStep = "end"
 // answer.
 func buildTrace(s *transcript.Session, steps int, w *words) (*trace, error) {
 	b := &traceBuilder{t: &trace{kinds: map[string]stepKind{}}, results: resultsOf(s.Messages), ids: newIDs(),
-		group: groupSize(s.Messages, cmp.Or(steps, maxSteps)), size: &size{file: s.File, lim: scenarios.Recorded()}}
+		group: groupSize(s.Messages, cmp.Or(steps, maxSteps)), size: &size{file: s.File, lim: scenarios.Imported()}}
 	compaction := 0
 	for i := 0; i <= len(s.Messages); i++ {
 		for compaction < len(s.Compactions) && s.Compactions[compaction].Before == i {
@@ -232,7 +232,7 @@ func (b *traceBuilder) compact(k int, c transcript.Compaction, w *words) {
 	case len(b.window) > 0:
 		b.size.add(c.Line, 0, len(text))
 		b.t.cards = append(b.t.cards, lessonfile.Card{ID: id, Covers: b.window, Opaque: opaque,
-			Versions: []lessonfile.Version{{Content: text, Provenance: w.compaction(c), Recorded: true}}})
+			Versions: []lessonfile.Version{{Content: text, Provenance: w.compaction(c), ModelWritten: true}}})
 		b.t.steps = append(b.t.steps, lessonfile.Step{Step: fmt.Sprintf("compact-%d", k), Type: string(sim.StepCompact), Card: id})
 		b.window = []string{id}
 		b.carry = append(b.carry, item{ID: id})

@@ -43,7 +43,7 @@ type Options struct {
 type Report struct {
 	Path     string // the recordings file
 	Cards    int
-	Recorded int
+	Takes    int
 	Authored int // versions written for the lesson, per card
 	Versions int // all versions per card once the recordings are loaded
 }
@@ -64,7 +64,7 @@ func Record(ctx context.Context, o Options) (*Report, error) {
 		return nil, fmt.Errorf("record: lesson %s has no summary cards (summaries.yaml of compaction, compression or history)", o.ID)
 	}
 	rep := &Report{Path: filepath.Join(o.Dir, o.ID, File), Cards: len(cards), Authored: authored(cards[0])}
-	var out []lessonfile.RecordedSummary
+	var out []lessonfile.Take
 	for _, c := range cards {
 		conv, err := conversation(lesson.Lesson, cards, c)
 		if err != nil {
@@ -82,9 +82,9 @@ func Record(ctx context.Context, o Options) (*Report, error) {
 			if err != nil {
 				return nil, fmt.Errorf("record: card %s: %w", c.ID, err)
 			}
-			out = append(out, lessonfile.RecordedSummary{Card: c.ID, Content: s.Text, Model: s.Model, Endpoint: s.Endpoint, API: string(s.API),
+			out = append(out, lessonfile.Take{Card: c.ID, Content: s.Text, Model: s.Model, Endpoint: s.Endpoint, API: string(s.API),
 				Date: s.Date.UTC().Format(time.RFC3339), Prompt: s.Prompt})
-			rep.Recorded++
+			rep.Takes++
 		}
 	}
 	if err := write(rep.Path, o.ID, out); err != nil {
@@ -149,7 +149,7 @@ func covered(l *sim.Lesson, cards []sim.Card, id string) (string, string, error)
 
 // write stores the recordings atomically: a temporary file renamed over
 // the old one.
-func write(path, id string, out []lessonfile.RecordedSummary) error {
+func write(path, id string, out []lessonfile.Take) error {
 	head := "# Summaries recorded by `ctxsim record` for lesson " + id + ": model output, each with the model, the\n" +
 		"# endpoint, the date and the prompt it was asked with. The lesson shows them after its own versions.\n"
 	data, err := lessonfile.Encode(lessonfile.Recordings{Recordings: out}, head)

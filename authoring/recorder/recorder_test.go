@@ -124,7 +124,7 @@ func TestRecordCompaction(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rep.Cards != 3 || rep.Recorded != 6 || rep.Authored != 5 || rep.Versions != 7 || len(*got) != 6 {
+	if rep.Cards != 3 || rep.Takes != 6 || rep.Authored != 5 || rep.Versions != 7 || len(*got) != 6 {
 		t.Errorf("report %+v, %d calls; want 3 cards, 6 recordings, 5 + 2 versions", rep, len(*got))
 	}
 	var file lessonfile.Recordings
@@ -154,7 +154,7 @@ func TestRecordCompaction(t *testing.T) {
 		t.Errorf("the resummarized card's request lacks the earlier summary: %.200q", last.user)
 	}
 	v := l.Cards()[0].Versions[5]
-	if !v.Recorded || !strings.Contains(v.Provenance["en"], "qwen3-test") || !strings.Contains(v.Provenance["ja"], "2026-12-01") {
+	if !v.ModelWritten || !strings.Contains(v.Provenance["en"], "qwen3-test") || !strings.Contains(v.Provenance["ja"], "2026-12-01") {
 		t.Errorf("version 6 %+v", v)
 	}
 }
@@ -175,8 +175,8 @@ func TestRecordStrategyPrompts(t *testing.T) {
 		t.Fatal(err)
 	}
 	cards := l.Cards()
-	if rep.Recorded != len(cards) || len(*got) != len(cards) {
-		t.Fatalf("%d recordings for %d cards", rep.Recorded, len(cards))
+	if rep.Takes != len(cards) || len(*got) != len(cards) {
+		t.Fatalf("%d recordings for %d cards", rep.Takes, len(cards))
 	}
 	for i, c := range cards {
 		rq := (*got)[i]
@@ -187,7 +187,7 @@ func TestRecordStrategyPrompts(t *testing.T) {
 		if !strings.Contains(rq.user, strings.SplitN(m.Content, "\n", 2)[0]) {
 			t.Errorf("card %s: the request lacks its result's text", c.ID)
 		}
-		if v := c.Versions[len(c.Versions)-1]; !v.Recorded || !strings.Contains(v.Provenance["en"], "claude-test") {
+		if v := c.Versions[len(c.Versions)-1]; !v.ModelWritten || !strings.Contains(v.Provenance["en"], "claude-test") {
 			t.Errorf("card %s: last version %+v", c.ID, v)
 		}
 	}

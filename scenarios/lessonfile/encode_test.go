@@ -24,7 +24,7 @@ func TestEncodeDecode(t *testing.T) {
 	var s Summaries
 	for i, text := range texts {
 		s.Cards = append(s.Cards, Card{ID: "c", Covers: []string{text + "x"}, Versions: []Version{
-			{Content: text, Provenance: sim.Text{"en": text, "ja": "日本語 " + text}, Recorded: i%2 == 0}}})
+			{Content: text, Provenance: sim.Text{"en": text, "ja": "日本語 " + text}, ModelWritten: i%2 == 0}}})
 	}
 	s.Prompts = map[string]string{"b": "\tb", "a": "a"}
 	data, err := Encode(s, "# a head\n")
@@ -53,7 +53,7 @@ func TestEncodeDecode(t *testing.T) {
 // result and nested tab-first texts in a sequence reads back.
 func TestEncodeLesson(t *testing.T) {
 	l := Lesson{ID: "demo", Order: 1, Title: sim.Text{"en": "Demo", "ja": "デモ"}, Window: 100, Sizes: "counted",
-		Recorded: &Recording{File: "s.jsonl", Format: "claude-code", Imported: "2026-12-01T00:00:00Z", Redacted: "off"},
+		Imported: &ImportedSession{File: "s.jsonl", Format: "claude-code", Imported: "2026-12-01T00:00:00Z", Redacted: "off"},
 		Mechanisms: Mechanisms{{Name: "limit", Config: struct {
 			Sizes []int `yaml:"sizes"`
 		}{[]int{100, 50}}}, {Name: "usage", Config: struct{}{}}},

@@ -31,9 +31,9 @@ type Lesson struct {
 	// default) or pairs (a tool call and its result share a row: dozens of
 	// iterations fit a projector).
 	Draw string `yaml:"draw,omitempty"`
-	// Recorded says the trace is a real session's record (an imported
+	// Imported says the trace is a real session's record (an imported
 	// session): its texts are recorded, not written for the lesson.
-	Recorded *Recording `yaml:"recorded,omitempty"`
+	Imported *ImportedSession `yaml:"recorded,omitempty"`
 	// Policy lists the parameters in URL order (default: the mechanisms').
 	Policy     []string   `yaml:"policy,omitempty"`
 	Mechanisms Mechanisms `yaml:"mechanisms"`
@@ -55,8 +55,8 @@ func DecodeLesson(name string, data []byte) (*Lesson, *File, error) {
 	return &l, f, nil
 }
 
-// Recording is where an imported session comes from.
-type Recording struct {
+// ImportedSession is where an imported session comes from.
+type ImportedSession struct {
 	File     string `yaml:"file"`
 	Format   string `yaml:"format"`
 	Model    string `yaml:"model,omitempty"`

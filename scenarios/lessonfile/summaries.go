@@ -31,20 +31,21 @@ type Card struct {
 
 // Version is one text of a card, with where it comes from.
 type Version struct {
-	Content    string   `yaml:"content"`
-	Provenance sim.Text `yaml:"provenance,omitempty"`
-	Recorded   bool     `yaml:"recorded"`
+	Content      string   `yaml:"content"`
+	Provenance   sim.Text `yaml:"provenance,omitempty"`
+	ModelWritten bool     `yaml:"recorded"`
 }
 
 // Recordings is recordings.yaml: summaries ctxsim record asked a model
 // for, one entry per card and run, added to the cards as recorded
 // versions.
 type Recordings struct {
-	Recordings []RecordedSummary `yaml:"recordings"`
+	Recordings []Take `yaml:"recordings"`
 }
 
-// RecordedSummary is one recorded summary and where it came from.
-type RecordedSummary struct {
+// Take is one summary a model wrote in a `ctxsim record` run, and where
+// it came from.
+type Take struct {
 	Card     string `yaml:"card"`
 	Content  string `yaml:"content"`
 	Model    string `yaml:"model"`

@@ -31,37 +31,20 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"strings"
-	"syscall"
 	"time"
 	"unicode/utf8"
+
+	"ctxsim/internal/cli"
 )
 
 // defaultChromium is the Chromium binary of Debian's chromium package.
 const defaultChromium = "/usr/bin/chromium"
 
-func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	err := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
-	stop()
-	switch {
-	case errors.Is(err, flag.ErrHelp):
-		os.Exit(0)
-	case errors.Is(err, errUsage):
-		os.Exit(2)
-	case err != nil:
-		fmt.Fprintln(os.Stderr, "pagemeasure:", err)
-		os.Exit(1)
-	}
-}
-
-// errUsage marks a command line error whose message flag already printed.
-var errUsage = errors.New("usage")
+func main() { cli.Main("pagemeasure", run) }
 
 // run measures the URLs of args and prints the report on stdout.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -90,12 +73,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 
 // parseArgs reads the flags and URLs of the command line.
 func parseArgs(args []string, stderr io.Writer) (options, []string, bool, error) {
-	fs := flag.NewFlagSet("pagemeasure", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: pagemeasure [-n 5] [-chromium path] [-width 1440 -height 900] [-timeout 30s] [-json] [-v] URL...")
-		fs.PrintDefaults()
-	}
+	fs := cli.Flags("pagemeasure", "usage: pagemeasure [-n 5] [-chromium path] [-width 1440 -height 900] [-timeout 30s] [-json] [-v] URL...", stderr)
 	chromium := defaultChromium
 	if env := os.Getenv("CTXSIM_CHROMIUM"); env != "" {
 		chromium = env
@@ -108,16 +86,13 @@ func parseArgs(args []string, stderr io.Writer) (options, []string, bool, error)
 	fs.DurationVar(&opts.timeout, "timeout", 30*time.Second, "bound of one visit")
 	asJSON := fs.Bool("json", false, "print a JSON array instead of a table")
 	verbose := fs.Bool("v", false, "print each visit on stderr")
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return opts, nil, false, err
-		}
-		return opts, nil, false, errUsage
+	if err := cli.Parse(fs, args); err != nil {
+		return opts, nil, false, err
 	}
 	if err := checkArgs(opts, fs.Args()); err != nil {
 		fmt.Fprintln(stderr, "pagemeasure:", err)
 		fs.Usage()
-		return opts, nil, false, errUsage
+		return opts, nil, false, cli.ErrUsage
 	}
 	if *verbose {
 		opts.verbose = stderr

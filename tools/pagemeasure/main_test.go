@@ -16,6 +16,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"ctxsim/internal/cli"
 )
 
 const (
@@ -323,8 +325,8 @@ func TestRunBadArgs(t *testing.T) {
 		{"-timeout", "0s", "http://x/"},
 	} {
 		var out, errOut bytes.Buffer
-		if err := run(context.Background(), args, &out, &errOut); err != errUsage {
-			t.Errorf("run %q = %v; want errUsage", args, err)
+		if err := run(context.Background(), args, &out, &errOut); err != cli.ErrUsage {
+			t.Errorf("run %q = %v; want cli.ErrUsage", args, err)
 		}
 	}
 }

@@ -18,10 +18,10 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"debug/elf"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -30,6 +30,8 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+
+	"ctxsim/internal/cli"
 )
 
 // The tools and the database, pinned.
@@ -55,21 +57,23 @@ var unlinked = []string{
 	"github.com/labstack/echo/v4/middleware.(*RateLimiterMemoryStore)",
 }
 
-func main() {
-	fetch := flag.Bool("fetch", false, "download the pinned tools, the database module and ctxsim's modules into the module cache, then stop")
-	flag.Parse()
+func main() { cli.Main("vulncheck", run) }
+
+// run checks, or with -fetch fills the module cache, and reports on stdout.
+func run(_ context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := cli.Flags("vulncheck", "", stderr)
+	fetch := fs.Bool("fetch", false, "download the pinned tools, the database module and ctxsim's modules into the module cache, then stop")
+	if err := cli.Parse(fs, args); err != nil {
+		return err
+	}
 	g, err := newGoRunner(*fetch)
-	if err == nil {
-		if *fetch {
-			err = g.fetch(os.Stdout)
-		} else {
-			err = g.run(os.Stdout)
-		}
-	}
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "vulncheck:", err)
-		os.Exit(1)
+		return err
 	}
+	if *fetch {
+		return g.fetch(stdout)
+	}
+	return g.run(stdout)
 }
 
 // goRunner runs go commands, offline unless it fetches.

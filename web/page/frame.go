@@ -38,13 +38,13 @@ func (b *Builder) statePage(in input) (views.LessonPage, error) {
 	alt := st
 	alt.Lang = otherLang(st.Lang)
 	p := views.LessonPage{
-		Lang: st.Lang, UI: v.ui, Assets: b.assets, Title: l.Title.In(st.Lang), LessonID: l.ID,
-		IndexURL: "/" + st.Lang + "/", URL: LessonURL(st),
-		AltLang: views.Link{Label: v.ui.T("ui.other-lang"), URL: LessonURL(alt)},
-		Window:  b.windowView(v),
-		Steps:   b.stepBar(in),
-		Source:  l.Source.In(st.Lang),
-		Pair:    b.drawsPair(l),
+		LessonHead: views.LessonHead{Lang: st.Lang, UI: v.ui, Assets: b.assets, Title: l.Title.In(st.Lang), LessonID: l.ID,
+			IndexURL: "/" + st.Lang + "/", URL: LessonURL(st),
+			AltLang: views.Link{Label: v.ui.T("ui.other-lang"), URL: LessonURL(alt)}},
+		Window: b.windowView(v),
+		Steps:  b.stepBar(in),
+		Source: l.Source.In(st.Lang),
+		Pair:   b.drawsPair(l),
 	}
 	for _, pn := range b.panels(v) {
 		if len(pn.Rows) == 0 && pn.Body != "" {
@@ -241,7 +241,7 @@ func (v *frameView) provenance(b *sim.Block) string {
 		return ""
 	case b.Origin.Key == sim.OriginAuthored:
 		return v.ui.F("origin.authored."+sizing(v.l), map[string]string{"size": sizeOf(v.l.Lesson, b.Tokens)})
-	case b.Origin.Key == sim.OriginRecorded && v.l.Sizes == scenarios.SizesProvider:
+	case b.Origin.Key == sim.OriginImported && v.l.Sizes == scenarios.SizesProvider:
 		if estimated(b) {
 			return v.ui.T("origin.recorded.estimate")
 		}

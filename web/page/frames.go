@@ -423,7 +423,7 @@ func (w *jsonw) block(b *sim.Block, mechanical string) {
 		} else if p := s.Provenance.In("en"); p != "" {
 			w.str("provenance", p)
 		}
-		if s.Recorded {
+		if s.ModelWritten {
 			w.bool("recorded", true)
 		}
 		w.strs("covers", s.Covers)

@@ -167,8 +167,7 @@ func (b *Builder) presentPage(in input) (views.PresentPage, error) {
 	normal := in.state
 	normal.View = ""
 	pp := views.PresentPage{
-		Lang: lp.Lang, UI: lp.UI, Assets: lp.Assets, Title: lp.Title, LessonID: lp.LessonID, URL: lp.URL,
-		StateURL: LessonURL(normal), Window: lp.Window, Second: lp.Second, Pair: lp.Pair, Kicker: lp.Narration.Kicker, Memory: lp.Memory,
+		LessonHead: lp.LessonHead, StateURL: LessonURL(normal), Window: lp.Window, Second: lp.Second, Pair: lp.Pair, Kicker: lp.Narration.Kicker, Memory: lp.Memory,
 		Headline: lp.Narration.Headline, Changes: lp.Narration.Changes, Steps: lp.Steps, Nav: lp.Nav,
 	}
 	pp.Assets.WithRoom = !b.static
@@ -234,8 +233,8 @@ func (b *Builder) comparePage(in input, rb *sim.Replay) (views.ComparePage, *vie
 	alt := st
 	alt.Lang = otherLang(st.Lang)
 	cp := views.ComparePage{
-		Lang: st.Lang, UI: ui, Assets: b.assets, Title: l.Title.In(st.Lang), LessonID: l.ID,
-		URL: LessonURL(st), IndexURL: "/" + st.Lang + "/", AltLang: views.Link{Label: ui.T("ui.other-lang"), URL: LessonURL(alt)},
+		LessonHead: views.LessonHead{Lang: st.Lang, UI: ui, Assets: b.assets, Title: l.Title.In(st.Lang), LessonID: l.ID,
+			URL: LessonURL(st), IndexURL: "/" + st.Lang + "/", AltLang: views.Link{Label: ui.T("ui.other-lang"), URL: LessonURL(alt)}},
 		Modes: b.compareModes(in, tl, false), ModesB: b.compareModes(in, tl, true),
 		View: view, Steps: steps, Nav: nav, Pair: b.drawsPair(l),
 	}
@@ -248,8 +247,7 @@ func (b *Builder) comparePage(in input, rb *sim.Replay) (views.ComparePage, *vie
 	normal := st
 	normal.View = ""
 	pp := &views.PresentPage{
-		Lang: st.Lang, UI: ui, Assets: b.assets, Title: cp.Title, LessonID: l.ID, URL: cp.URL,
-		StateURL: LessonURL(normal), Window: left.Window, Compare: &view, Pair: cp.Pair,
+		LessonHead: cp.LessonHead, StateURL: LessonURL(normal), Window: left.Window, Compare: &view, Pair: cp.Pair,
 		Kicker: steps.Label, Headline: left.Headline, Steps: steps, Nav: nav,
 	}
 	pp.Assets.WithRoom = !b.static

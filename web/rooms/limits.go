@@ -36,26 +36,6 @@ func DefaultLimits() Limits {
 	return Limits{Streams: 10_000, ClientStreams: 500, ClientRooms: 20, CreateBurst: 10, CreateEvery: 20 * time.Second}
 }
 
-func (l Limits) orDefaults() Limits {
-	d := DefaultLimits()
-	if l.Streams <= 0 {
-		l.Streams = d.Streams
-	}
-	if l.ClientStreams <= 0 {
-		l.ClientStreams = d.ClientStreams
-	}
-	if l.ClientRooms <= 0 {
-		l.ClientRooms = d.ClientRooms
-	}
-	if l.CreateBurst <= 0 {
-		l.CreateBurst = d.CreateBurst
-	}
-	if l.CreateEvery <= 0 {
-		l.CreateEvery = d.CreateEvery
-	}
-	return l
-}
-
 // clientOf is the address requests are limited by: the request's peer, or
 // with trusted proxies the client they name (echo's IPExtractor). IPv6
 // clients are grouped by /64, which one host usually holds whole.
@@ -91,77 +71,6 @@ func sameOrigin(r *http.Request, asked string) bool {
 		return false // "null": a sandboxed frame, a file, a redirect across sites
 	}
 	return strings.EqualFold(u.Host, r.Host) || strings.EqualFold(u.Host, asked)
-}
-
-// rateLimiter is a token bucket per client, in a bounded table.
-type rateLimiter struct {
-	burst float64
-	every time.Duration // one token per every
-	max   int           // clients tracked
-	now   func() time.Time
-
-	mu sync.Mutex
-	m  map[string]*bucket
-}
-
-type bucket struct {
-	tokens float64
-	at     time.Time
-}
-
-func newRateLimiter(burst int, every time.Duration, now func() time.Time) *rateLimiter {
-	return &rateLimiter{burst: float64(burst), every: every, max: 10_000, now: now, m: map[string]*bucket{}}
-}
-
-// allow takes a token of client's bucket; if there is none it says how
-// long until there is.
-func (l *rateLimiter) allow(client string) (bool, time.Duration) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	now := l.now()
-	b := l.m[client]
-	if b == nil {
-		if len(l.m) >= l.max {
-			l.forget(now)
-		}
-		b = &bucket{tokens: l.burst, at: now}
-		l.m[client] = b
-	}
-	b.tokens = min(l.burst, b.tokens+float64(now.Sub(b.at))/float64(l.every))
-	b.at = now
-	if b.tokens < 1 {
-		return false, time.Duration((1 - b.tokens) * float64(l.every))
-	}
-	b.tokens--
-	return true, 0
-}
-
-// refund gives back the token of a request that opened nothing (the store
-// failed): a presenter retrying while the store is down is not locked out
-// once it is back.
-func (l *rateLimiter) refund(client string) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if b := l.m[client]; b != nil {
-		b.tokens = min(l.burst, b.tokens+1)
-	}
-}
-
-// forget drops the buckets that have refilled (those clients start full
-// again anyway), or else the one used least recently, so that many
-// clients at once cannot lock out a new one. The caller holds l.mu.
-func (l *rateLimiter) forget(now time.Time) {
-	var oldest string
-	for k, b := range l.m {
-		if b.tokens+float64(now.Sub(b.at))/float64(l.every) >= l.burst {
-			delete(l.m, k)
-		} else if oldest == "" || b.at.Before(l.m[oldest].at) {
-			oldest = k
-		}
-	}
-	if len(l.m) >= l.max {
-		delete(l.m, oldest)
-	}
 }
 
 // owners are the rooms each client opened that were live when last seen,

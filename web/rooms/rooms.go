@@ -28,6 +28,7 @@ import (
 
 	"ctxsim/web/hosts"
 	"ctxsim/web/httperr"
+	"ctxsim/web/internal/limit"
 	"ctxsim/web/rooms/store"
 )
 
@@ -61,13 +62,13 @@ type Config struct {
 // New is the room service over cfg.Store. Its routes are in
 // web/routes.go.
 func New(cfg Config) *Service {
-	lim := cfg.Limits.orDefaults()
+	lim := limit.Defaults(cfg.Limits, DefaultLimits())
 	log := cfg.Log
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
 	return &Service{store: cfg.Store, heartbeat: roomHeartbeat, shutdowns: map[*http.Server]chan struct{}{}, lan: lanAddrs,
-		creates: newRateLimiter(lim.CreateBurst, lim.CreateEvery, time.Now), streams: newStreamGate(lim.Streams, lim.ClientStreams),
+		creates: limit.NewRate(lim.CreateBurst, lim.CreateEvery, time.Now), streams: newStreamGate(lim.Streams, lim.ClientStreams),
 		owners:  newOwners(lim.ClientRooms),
 		proxies: hosts.Proxies(cfg.Trusted), follow: cfg.CheckState, example: cfg.Example, log: log}
 }
@@ -80,7 +81,7 @@ type Service struct {
 	example   string                       // a state URL, for error messages
 	// lan lists this machine's addresses a classroom may reach it on.
 	lan     func() []net.IP
-	creates *rateLimiter  // POST /rooms per client
+	creates *limit.Rate   // POST /rooms per client
 	owners  *owners       // the live rooms each client opened
 	streams *streamGate   // open event streams
 	proxies hosts.Proxies // proxies whose X-Forwarded-* headers count
@@ -207,7 +208,7 @@ func (rs *Service) Create(c echo.Context) error {
 		}
 	}
 	client := clientOf(c)
-	if ok, wait := rs.creates.allow(client); !ok {
+	if ok, wait := rs.creates.Allow(client); !ok {
 		return rs.refuse(refusedCreateRate, &httperr.Error{Code: httperr.TooMany, Msg: "too many rooms opened from this address, try again later",
 			RetryAfter: int(wait.Seconds()) + 1})
 	}
@@ -218,7 +219,7 @@ func (rs *Service) Create(c echo.Context) error {
 	code, key, err := rs.store.Create(ctx)
 	rs.owners.settle(client, code)
 	if err != nil {
-		rs.creates.refund(client)
+		rs.creates.Refund(client)
 		return rs.storeErr(err)
 	}
 	var st store.State

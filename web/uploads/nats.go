@@ -148,32 +148,38 @@ func (n *NATS) Get(ctx context.Context, name string) ([]byte, error) {
 	} else if !alive {
 		return nil, ErrNotFound
 	}
-	ctx, cancel := context.WithTimeout(ctx, n.blobOp)
-	defer cancel()
-	blob, err := n.obj.GetBytes(ctx, name)
-	if errors.Is(err, jetstream.ErrObjectNotFound) {
+	blob, found, err := lookup(ctx, n.blobOp, jetstream.ErrObjectNotFound, func(ctx context.Context) ([]byte, error) { return n.obj.GetBytes(ctx, name) })
+	switch {
+	case err != nil:
+		return nil, fmt.Errorf("read the session: %w", err)
+	case !found:
 		return nil, ErrNotFound
 	}
-	if err != nil {
-		return nil, fmt.Errorf("read the session: %w", err)
-	}
 	return blob, nil
+}
+
+// lookup calls get with ctx bounded by timeout; found is false, and err
+// nil, when get answers notFound (a thing that is not there is no error
+// of the store).
+func lookup[T any](ctx context.Context, timeout time.Duration, notFound error, get func(context.Context) (T, error)) (v T, found bool, err error) {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	v, err = get(ctx)
+	if errors.Is(err, notFound) {
+		return v, false, nil
+	}
+	return v, err == nil, err
 }
 
 // Alive reads the lease; a touch writes it again (its TTL starts again),
 // and writes the object again first when it is older than refresh.
 func (n *NATS) Alive(ctx context.Context, name string, touch bool) (bool, error) {
-	cctx, cancel := context.WithTimeout(ctx, n.timeout)
-	defer cancel()
-	e, err := n.kv.Get(cctx, name)
-	if errors.Is(err, jetstream.ErrKeyNotFound) {
-		return false, nil
-	}
+	e, found, err := lookup(ctx, n.timeout, jetstream.ErrKeyNotFound, func(ctx context.Context) (jetstream.KeyValueEntry, error) { return n.kv.Get(ctx, name) })
 	if err != nil {
 		return false, fmt.Errorf("read the session's lease: %w", err)
 	}
-	if !touch {
-		return true, nil
+	if !found || !touch {
+		return found, nil
 	}
 	var l lease
 	if json.Unmarshal(e.Value(), &l) == nil && n.now().Sub(time.UnixMilli(l.Put)) > n.refresh {
@@ -181,6 +187,8 @@ func (n *NATS) Alive(ctx context.Context, name string, touch bool) (bool, error)
 			return true, err
 		}
 	}
+	cctx, cancel := context.WithTimeout(ctx, n.timeout)
+	defer cancel()
 	err = n.putLease(cctx, name, e.Revision())
 	if errors.Is(err, jetstream.ErrKeyRevisionMismatch) || errors.Is(err, jetstream.ErrKeyExists) {
 		return true, nil // another server touched it meanwhile
@@ -225,12 +233,7 @@ func (n *NATS) Delete(ctx context.Context, name string) (bool, error) {
 // Sweep deletes the objects whose lease is gone (expired, or a Put that
 // failed half way).
 func (n *NATS) Sweep(ctx context.Context) error {
-	lctx, cancel := context.WithTimeout(ctx, n.blobOp)
-	defer cancel()
-	infos, err := n.obj.List(lctx)
-	if errors.Is(err, jetstream.ErrNoObjectsFound) {
-		return nil
-	}
+	infos, _, err := lookup(ctx, n.blobOp, jetstream.ErrNoObjectsFound, func(ctx context.Context) ([]*jetstream.ObjectInfo, error) { return n.obj.List(ctx) })
 	if err != nil {
 		return fmt.Errorf("list the sessions: %w", err)
 	}

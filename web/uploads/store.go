@@ -9,7 +9,7 @@ import (
 	"sync"
 	"time"
 
-	"ctxsim/web/rooms"
+	"ctxsim/web/internal/limit"
 )
 
 // MaxBytes is the most one upload may send: its session file and the files
@@ -43,26 +43,6 @@ type Limits struct {
 // seventy such sessions in use.
 func DefaultLimits() Limits {
 	return Limits{Memory: 1 << 30, ClientBytes: 256 << 20, Burst: 30, Every: 2 * time.Second, Idle: 10 * time.Minute}
-}
-
-func (l Limits) orDefaults() Limits {
-	d := DefaultLimits()
-	if l.Memory <= 0 {
-		l.Memory = d.Memory
-	}
-	if l.ClientBytes <= 0 {
-		l.ClientBytes = d.ClientBytes
-	}
-	if l.Burst <= 0 {
-		l.Burst = d.Burst
-	}
-	if l.Every <= 0 {
-		l.Every = d.Every
-	}
-	if l.Idle <= 0 {
-		l.Idle = d.Idle
-	}
-	return l
 }
 
 // Errors of a Store.
@@ -118,7 +98,7 @@ type Store[V any] struct {
 	load   func(string, map[string][]byte) (V, int64, error)
 	now    func() time.Time
 	log    *slog.Logger
-	rate   *rooms.RateLimiter
+	rate   *limit.Rate
 
 	mu      sync.Mutex
 	entries map[string]*entry[V]
@@ -153,7 +133,7 @@ const touchEvery = time.Minute
 
 // New returns a Store over cfg.
 func New[V any](cfg Config[V]) *Store[V] {
-	lim := cfg.Limits.orDefaults()
+	lim := limit.Defaults(cfg.Limits, DefaultLimits())
 	now := cfg.Now
 	if now == nil {
 		now = time.Now
@@ -167,7 +147,7 @@ func New[V any](cfg Config[V]) *Store[V] {
 		ttl = TTL
 	}
 	return &Store[V]{lim: lim, ttl: ttl, remote: cfg.Remote, load: cfg.Load, now: now, log: log,
-		rate: rooms.NewRateLimiter(lim.Burst, lim.Every, now), entries: map[string]*entry[V]{}, lru: list.New(),
+		rate: limit.NewRate(lim.Burst, lim.Every, now), entries: map[string]*entry[V]{}, lru: list.New(),
 		clients: map[string]int64{}, loading: map[string]*flight[V]{}}
 }
 

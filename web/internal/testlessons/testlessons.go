@@ -69,57 +69,80 @@ var ImportedIDs = []string{"session-cc-compaction", "session-oa-tools", "session
 // and one with several model responses to a step and requests refused
 // inside a step.
 var Imported = sync.OnceValues(func() ([]*scenarios.Lesson, error) {
+	return importSessions("ctxsim-imported-", func(dir string) ([]session, error) {
+		synthetic := filepath.Join(dir, "synthetic.jsonl")
+		if err := writeSynthetic(synthetic, synth.Options{Turns: 9, CompactEvery: 6, ResultChars: 1500, Seed: 5}); err != nil {
+			return nil, err
+		}
+		// Several model responses to a step, and requests refused inside a
+		// step: the narration names only the blocks each frame has seen.
+		grouped := filepath.Join(dir, "grouped.jsonl")
+		if err := writeSynthetic(grouped, synth.Options{Turns: 6, Rounds: 6, CompactEvery: 3, ResultChars: 1500, Seed: 7}); err != nil {
+			return nil, err
+		}
+		testdata := filepath.Join(root(), "authoring", "transcript", "testdata")
+		return []session{
+			{path: filepath.Join(testdata, "cc_compaction.jsonl")},
+			{path: filepath.Join(testdata, "oa_tools.json")},
+			{path: synthetic, window: 6000},
+			{path: grouped, window: 6000, steps: 12},
+		}, nil
+	})
+})
+
+// session is a session file importSessions imports: the window and the
+// step cap it is imported with (0: the importer's), and its lesson id
+// ("": the importer's).
+type session struct {
+	path          string
+	window, steps int
+	id            string
+}
+
+// importSessions imports the sessions list gives, as `ctxsim import` does
+// with redaction (the home directory /home/alice) on a fixed date, and
+// loads the lessons they become. list may write session files
+// into dir, a temporary directory removed after the lessons are loaded.
+func importSessions(prefix string, list func(dir string) ([]session, error)) ([]*scenarios.Lesson, error) {
 	base, err := Builtin()
 	if err != nil {
 		return nil, err
 	}
-	dir, err := os.MkdirTemp("", "ctxsim-imported-")
+	dir, err := os.MkdirTemp("", prefix)
 	if err != nil {
 		return nil, err
 	}
 	defer os.RemoveAll(dir)
-	synthetic := filepath.Join(dir, "synthetic.jsonl")
-	f, err := os.Create(synthetic)
+	sessions, err := list(dir)
 	if err != nil {
 		return nil, err
 	}
-	if _, err := synth.Write(f, synth.Options{Turns: 9, CompactEvery: 6, ResultChars: 1500, Seed: 5}); err != nil {
-		return nil, err
-	}
-	f.Close()
-	// Several model responses to a step, and requests refused inside a
-	// step: the narration names only the blocks each frame has seen.
-	grouped := filepath.Join(dir, "grouped.jsonl")
-	if f, err = os.Create(grouped); err != nil {
-		return nil, err
-	}
-	if _, err := synth.Write(f, synth.Options{Turns: 6, Rounds: 6, CompactEvery: 3, ResultChars: 1500, Seed: 7}); err != nil {
-		return nil, err
-	}
-	f.Close()
-	lessons := dir + "/lessons"
-	testdata := filepath.Join(root(), "authoring", "transcript", "testdata")
-	for _, in := range []struct {
-		path   string
-		window int
-		steps  int
-	}{
-		{filepath.Join(testdata, "cc_compaction.jsonl"), 0, 0},
-		{filepath.Join(testdata, "oa_tools.json"), 0, 0},
-		{synthetic, 6000, 0},
-		{grouped, 6000, 12},
-	} {
+	lessons := filepath.Join(dir, "lessons")
+	for _, in := range sessions {
 		s, err := transcript.Read(in.path, transcript.Options{Redact: true, Home: "/home/alice"})
 		if err != nil {
 			return nil, err
 		}
-		if _, err := importer.Write(context.Background(), s, importer.Options{Dir: lessons, Window: in.window, MaxSteps: in.steps, Redacted: true,
+		if _, err := importer.Write(context.Background(), s, importer.Options{Dir: lessons, ID: in.id, Window: in.window, MaxSteps: in.steps, Redacted: true,
 			Now: time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC), Tokens: base.Tokens}); err != nil {
 			return nil, err
 		}
 	}
 	return scenarios.Load(os.DirFS(lessons), "lessons", base.Tokens)
-})
+}
+
+// writeSynthetic writes a synthetic Claude Code session to path.
+func writeSynthetic(path string, o synth.Options) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if _, err := synth.Write(f, o); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
 
 // RealSession is the shared real Claude Code session (marot/spotter,
 // MIT) in the transcript package's test data.
@@ -160,27 +183,14 @@ var CalibratedFiles = []CalibratedFile{
 // Calibrated are the CalibratedFiles imported, by the importer, as serve
 // loads them (in that order).
 var Calibrated = sync.OnceValues(func() ([]*scenarios.Lesson, error) {
-	base, err := Builtin()
-	if err != nil {
-		return nil, err
-	}
-	dir, err := os.MkdirTemp("", "ctxsim-calibrated-")
-	if err != nil {
-		return nil, err
-	}
-	defer os.RemoveAll(dir)
 	testdata := filepath.Join(root(), "authoring", "transcript", "testdata")
-	for _, in := range CalibratedFiles {
-		s, err := transcript.Read(filepath.Join(testdata, in.Path), transcript.Options{Redact: true, Home: "/home/alice"})
-		if err != nil {
-			return nil, err
+	ls, err := importSessions("ctxsim-calibrated-", func(string) ([]session, error) {
+		var sessions []session
+		for _, in := range CalibratedFiles {
+			sessions = append(sessions, session{path: filepath.Join(testdata, in.Path), window: in.Window, id: in.ID})
 		}
-		if _, err := importer.Write(context.Background(), s, importer.Options{Dir: dir, ID: in.ID, Window: in.Window, Redacted: true,
-			Now: time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC), Tokens: base.Tokens}); err != nil {
-			return nil, err
-		}
-	}
-	ls, err := scenarios.Load(os.DirFS(dir), "lessons", base.Tokens)
+		return sessions, nil
+	})
 	if err != nil {
 		return nil, err
 	}
