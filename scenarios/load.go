@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"ctxsim/scenarios/lessonfile"
 	"ctxsim/sim"
@@ -25,7 +26,7 @@ type Lesson struct {
 	Narration map[string]map[string]Section
 	// About lists the about:KEY sections in the order of the English file.
 	About []string
-	// Limits are the limits of the lesson's tier (Authored or Recorded);
+	// Limits are the limits of the lesson's tier (Authored or Imported);
 	// RunBudget applies their bounds on preset runs.
 	Limits Limits
 	// Sizes is how the lesson sizes its blocks: SizesTrace, SizesCounted
@@ -118,6 +119,26 @@ type dirFiles struct {
 }
 
 func (d dirFiles) read(name string) ([]byte, error) {
+	data, err := d.readOne(name)
+	if err != nil {
+		return nil, err
+	}
+	return data, d.charge(name, data)
+}
+
+// charge counts data, the bytes of name, against the lesson's total.
+func (d dirFiles) charge(name string, data []byte) error {
+	if left := d.lim.LessonBytes - *d.read_; int64(len(data)) > left {
+		return fmt.Errorf("%s has %d bytes and the lesson's other files %d; the files of %s may have at most %d (%s) together",
+			name, len(data), *d.read_, d.lim.Tier, d.lim.LessonBytes, sizeText(d.lim.LessonBytes))
+	}
+	*d.read_ += int64(len(data))
+	return nil
+}
+
+// readOne reads name within the limit of one file; read also counts it
+// against the lesson's total.
+func (d dirFiles) readOne(name string) ([]byte, error) {
 	if !fs.ValidPath(name) || strings.Contains(name, "..") {
 		return nil, fmt.Errorf("%q is not a file of the lesson directory", name)
 	}
@@ -138,10 +159,6 @@ func (d dirFiles) read(name string) ([]byte, error) {
 	if fi.Size() > limit {
 		return nil, fmt.Errorf("%s has %d bytes; a file of %s may have at most %d (%s)", name, fi.Size(), d.lim.Tier, limit, sizeText(limit))
 	}
-	if left := d.lim.LessonBytes - *d.read_; fi.Size() > left {
-		return nil, fmt.Errorf("%s has %d bytes and the lesson's other files %d; the files of %s may have at most %d (%s) together",
-			name, fi.Size(), *d.read_, d.lim.Tier, d.lim.LessonBytes, sizeText(d.lim.LessonBytes))
-	}
 	f, err := d.fsys.Open(p)
 	if err != nil {
 		return nil, err
@@ -158,7 +175,6 @@ func (d dirFiles) read(name string) ([]byte, error) {
 	if int64(len(data)) > limit {
 		return nil, fmt.Errorf("%s grew past %d bytes while it was read", name, limit)
 	}
-	*d.read_ += int64(len(data))
 	return data, nil
 }
 
@@ -188,6 +204,10 @@ func LoadDir(fsys fs.FS, dir, prefix string, md goldmark.Markdown, tok sim.Token
 	} else if raw.Imported == nil && lim.Tier == Imported().Tier {
 		return nil, yf.ErrorAt("recorded", "is missing: a lesson.yaml this large must be an imported session")
 	}
+	// The narrations are read and parsed while the lesson is built (a long
+	// session's two take 0.2 s of CPU); what they hold, and any error,
+	// counts only after the lesson file's, in the same order as before.
+	narr := parseNarrations(files, md)
 	if err := checkMessages(yf, raw, files.lim); err != nil {
 		return nil, err
 	}
@@ -215,13 +235,17 @@ func LoadDir(fsys fs.FS, dir, prefix string, md goldmark.Markdown, tok sim.Token
 	if l.Draw != DrawBlocks && l.Draw != DrawPairs {
 		return nil, yf.ErrorAt("draw", fmt.Sprintf("must be %s or %s, got %q", DrawBlocks, DrawPairs, raw.Draw))
 	}
-	for _, lang := range Languages {
-		f := lessonfile.NarrationFile(lang)
-		data, err := files.read(f)
+	narr.wait()
+	for i, lang := range Languages {
+		f, n := lessonfile.NarrationFile(lang), narr.each[i]
+		err := n.readErr
+		if err == nil {
+			err = files.charge(f, n.data)
+		}
 		if err != nil {
 			return nil, &Error{File: files.name(f), Msg: "cannot read narration: " + err.Error()}
 		}
-		secs, order, err := parseNarration(files.name(f), data, md, files.lim)
+		secs, order, err := n.secs, n.order, n.parseErr
 		if err != nil {
 			return nil, err
 		}
@@ -299,3 +323,35 @@ func hasAny(secs map[string]Section, keys []string) bool {
 	}
 	return false
 }
+
+// narrations are the narration files of a lesson, one per language,
+// read and parsed in the background.
+type narrations struct {
+	wg   sync.WaitGroup
+	each []narration
+}
+
+// narration is one language's file: its bytes and sections, or why not.
+type narration struct {
+	data              []byte
+	secs              map[string]Section
+	order             []string
+	readErr, parseErr error
+}
+
+// parseNarrations starts reading and parsing the narration of every
+// language (goldmark parses concurrently); wait gives the results.
+func parseNarrations(files dirFiles, md goldmark.Markdown) *narrations {
+	n := &narrations{each: make([]narration, len(Languages))}
+	for i, lang := range Languages {
+		n.wg.Go(func() {
+			f, e := lessonfile.NarrationFile(lang), &n.each[i]
+			if e.data, e.readErr = files.readOne(f); e.readErr == nil {
+				e.secs, e.order, e.parseErr = parseNarration(files.name(f), e.data, md, files.lim)
+			}
+		})
+	}
+	return n
+}
+
+func (n *narrations) wait() { n.wg.Wait() }
