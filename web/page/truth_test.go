@@ -51,9 +51,17 @@ func checkLessonTruth(t *testing.T, s *fixture, l *scenarios.Lesson) {
 	checkTruthOver(t, s, l, truthPolicies(l))
 }
 
-// checkTruthOver checks the narration of l's runs under ps.
+// checkTruthOver checks the narration of l's runs under ps, each run
+// replayed once for every language.
 func checkTruthOver(t *testing.T, s *fixture, l *scenarios.Lesson, ps []sim.Policy) {
 	lessonFigures := presetFigures(s, l)
+	type language struct {
+		lang     string
+		names    []string
+		numbers  numbersMemo
+		failures int
+	}
+	var langs []*language
 	for _, lang := range languages() {
 		declared := declaredFigures(t, l, lang)
 		for _, d := range declared {
@@ -61,24 +69,26 @@ func checkTruthOver(t *testing.T, s *fixture, l *scenarios.Lesson, ps []sim.Poli
 				t.Errorf("%s narration.%s.md: declared figure %q is a figure the lesson's frames show: fill it from the frame", l.ID, lang, d)
 			}
 		}
-		names := vocabulary(s, l, lang)
-		memo := numbersMemo{declared: declared, seen: map[string][]string{}}
-		failures := 0
-		for _, p := range ps {
-			r, err := s.run(l, p)
-			if err != nil {
-				t.Fatalf("Run(%s): %v", p, err)
-			}
+		langs = append(langs, &language{lang: lang, names: vocabulary(s, l, lang), numbers: numbersMemo{declared: declared, seen: map[string][]string{}}})
+	}
+	for _, p := range ps {
+		r, err := s.runOnce(l, p)
+		if err != nil {
+			t.Fatalf("Run(%s): %v", p, err)
+		}
+		for _, lg := range langs {
 			for i := range r.Frames {
-				for _, problem := range frameTruth(s, l, p, r, i, lang, &memo, names, lessonFigures) {
-					if failures++; failures <= 25 {
-						t.Errorf("/%s/%s/%s/%d: %s", lang, l.ID, p, i+1, problem)
+				for _, problem := range frameTruth(s, l, p, r, i, lg.lang, &lg.numbers, lg.names, lessonFigures) {
+					if lg.failures++; lg.failures <= 25 {
+						t.Errorf("/%s/%s/%s/%d: %s", lg.lang, l.ID, p, i+1, problem)
 					}
 				}
 			}
 		}
-		if failures > 25 {
-			t.Errorf("%s (%s): %d problems in all, 25 shown", l.ID, lang, failures)
+	}
+	for _, lg := range langs {
+		if lg.failures > 25 {
+			t.Errorf("%s (%s): %d problems in all, 25 shown", l.ID, lg.lang, lg.failures)
 		}
 	}
 }
