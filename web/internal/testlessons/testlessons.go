@@ -217,21 +217,28 @@ func MissingKey(page string, texts ...string) string {
 	return ""
 }
 
-// pageText is page's text: each tag a space, entities decoded.
+// pageText is page's text: from each < to the next > a space (a > on
+// its own too), entities decoded. The brackets are ASCII, so the page is
+// cut only between characters.
 func pageText(page string) string {
 	var b strings.Builder
 	b.Grow(len(page))
-	in := false
-	for _, r := range page {
-		switch {
-		case r == '<':
-			in = true
-		case r == '>':
-			in = false
-			b.WriteByte(' ')
-		case !in:
-			b.WriteRune(r)
+	for {
+		i := strings.IndexAny(page, "<>")
+		if i < 0 {
+			b.WriteString(page)
+			break
 		}
+		b.WriteString(page[:i])
+		if page[i] == '<' {
+			j := strings.IndexByte(page[i:], '>')
+			if j < 0 {
+				break // a tag open to the end: no more text
+			}
+			i += j
+		}
+		b.WriteByte(' ')
+		page = page[i+1:]
 	}
 	return html.UnescapeString(b.String())
 }

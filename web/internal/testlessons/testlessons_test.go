@@ -61,3 +61,20 @@ func TestMissingKey(t *testing.T) {
 		t.Errorf("MissingKey with both keys in texts = %q; want none", got)
 	}
 }
+
+// TestPageText: a tag, or a > on its own, is a space; a tag open to the
+// end takes the rest; entities are decoded.
+func TestPageText(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"<p>a <b>b</b></p>", " a  b  "},
+		{"x > y", "x   y"},
+		{`<a title="x>y">z</a>`, ` y" z `},
+		{"プロンプト<br>ui.x &amp; <i", "プロンプト ui.x & "},
+		{"<a<b>c", " c"},
+	}
+	for _, tc := range tests {
+		if got := pageText(tc.in); got != tc.want {
+			t.Errorf("pageText(%q) = %q; want %q", tc.in, got, tc.want)
+		}
+	}
+}
