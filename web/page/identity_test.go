@@ -8,10 +8,12 @@ import (
 	"reflect"
 	"slices"
 	"strings"
+	"testing"
 	"unsafe"
 
 	"ctxsim/scenarios"
 	"ctxsim/sim"
+	"ctxsim/web/internal/testlessons"
 )
 
 // truthConds are the narration conditions whose answer a run's identity
@@ -156,5 +158,56 @@ func (w *identityHash) value(v reflect.Value) {
 		w.int(int64(math.Float64bits(v.Float())))
 	default:
 		panic(fmt.Sprintf("narrationIdentity: cannot hash a %s", v.Type()))
+	}
+}
+
+// TestNarrationIdentity: runs that differ in the threshold's figures
+// only (compaction off) share an identity; runs that compact at other
+// steps do not; a narration with a condition the identity cannot decide
+// has none.
+func TestNarrationIdentity(t *testing.T) {
+	ls, err := testlessons.Imported()
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := testlessons.Builtin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := ls[slices.IndexFunc(ls, func(l *scenarios.Lesson) bool { return l.ID == "session-grouped" })]
+	id := func(compaction, threshold string) uint64 {
+		t.Helper()
+		p, err := l.With(l.DefaultPolicy(), "compaction", compaction)
+		if err == nil {
+			p, err = l.With(p, "threshold", threshold)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err := sim.Run(l.Lesson, p, b.Tokens)
+		if err != nil {
+			t.Fatal(err)
+		}
+		v, ok := narrationIdentity(l, p, r)
+		if !ok {
+			t.Fatalf("%s: no identity", p)
+		}
+		return v
+	}
+	if id("off", "50") != id("off", "51") {
+		t.Errorf("compaction off: thresholds 50 and 51 have other identities")
+	}
+	if id("on", "10") == id("on", "90") {
+		t.Errorf("compaction on: thresholds 10 and 90 share an identity")
+	}
+	odd := *l
+	odd.Narration = map[string]map[string]scenarios.Section{"en": {"x": {Chunks: []scenarios.Chunk{{Conds: []scenarios.Cond{{Name: "over", Arg: "90"}}}}}}}
+	p := l.DefaultPolicy()
+	r, err := sim.Run(l.Lesson, p, b.Tokens)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := narrationIdentity(&odd, p, r); ok {
+		t.Errorf("a narration with {?over:90} has an identity")
 	}
 }
