@@ -453,6 +453,7 @@ const a11yTabs = 2
 const a11yLoad = 2 * time.Minute
 
 func TestBrowserA11y(t *testing.T) {
+	t.Parallel() // waits on timers or on Chromium: runs beside the other such tests
 	src := readAxe(t)
 	tab := browser(t, 1440, 900, true)
 	s := newTestServer(t)

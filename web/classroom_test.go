@@ -449,6 +449,7 @@ func TestBrowserSpeakerNotesFollow(t *testing.T) {
 }
 
 func TestBrowserAutoplayPauses(t *testing.T) {
+	t.Parallel() // waits on timers or on Chromium: runs beside the other such tests
 	b := browser(t, 1440, 900, true)
 	// Where autoplay must pause: the first decisive step of each run of
 	// decisive steps, not every one of them.

@@ -187,6 +187,7 @@ type layoutPage struct {
 // TestBrowserLayout: every lesson's decisive steps and its last, at each
 // viewport in each of its views, in one Chromium with a tab per viewport.
 func TestBrowserLayout(t *testing.T) {
+	t.Parallel() // waits on timers or on Chromium: runs beside the other such tests
 	s := newTestServer(t)
 	ts := startHTTP(t, s)
 	b0, err := testlessons.Builtin()

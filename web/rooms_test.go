@@ -498,6 +498,7 @@ func presenterOpensRoom(t *testing.T, pres *chromeTab, base string) string {
 }
 
 func TestRoomFollowBrowser(t *testing.T) {
+	t.Parallel() // waits on timers or on Chromium: runs beside the other such tests
 	s := newTestServer(t)
 	ts := startRoomHTTP(t, s.Handler())
 	pres := roomTab(t, ts.URL)
@@ -586,6 +587,7 @@ func TestRoomFollowBrowser(t *testing.T) {
 // process: the presenter's page says so and offers a new room, the
 // audience is told the room is gone, and nobody re-creates the old code.
 func TestRoomFollowAfterRestart(t *testing.T) {
+	t.Parallel() // waits on timers or on Chromium: runs beside the other such tests
 	s := newTestServer(t)
 	var current atomic.Pointer[echo.Echo]
 	current.Store(s.newEcho(nil))
@@ -641,6 +643,7 @@ func cdpCall[P, R any](b *chromeTab, what string, cmd cdp.Command[P, R], p P) {
 // a second of the network coming back; a follower who chose to explore
 // stays exploring, where it was.
 func TestRoomFollowerResumesAfterDrop(t *testing.T) {
+	t.Parallel() // waits on timers or on Chromium: runs beside the other such tests
 	s := newTestServer(t)
 	var down, pagesDown atomic.Bool // the audience's network is down; only its page loads fail
 	ts := startRoomHTTP(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

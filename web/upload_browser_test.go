@@ -297,6 +297,10 @@ func TestBrowserUploadNoJavaScript(t *testing.T) {
 		t.Fatalf("report-start: %v", err)
 	}
 	first := b.path()
+	// The path changes when the new page commits; its button is there
+	// once it has loaded (a click in between found a node of the page
+	// going away: "Could not find node with given id", make test at load 12).
+	b.waitJS("the first step loaded", `String(document.readyState === "complete" && !!document.querySelector('[data-testid="forget"]'))`, "true")
 	b.clickID("forget")
 	if _, err := b.pollJS(`String(!!document.querySelector('[data-testid="forgotten"]'))`, func(s string) bool { return s == "true" }); err != nil {
 		t.Fatalf("the bar's button did not forget the session: %v", err)

@@ -26,6 +26,7 @@ func natsUploads(t *testing.T, url string) uploads.Remote {
 // it answers 404 on A, and so does the room. A server started after the
 // upload (A restarted) serves it too.
 func TestUploadAcrossServersOnNATS(t *testing.T) {
+	t.Parallel() // waits on timers or on Chromium: runs beside the other such tests
 	ns, err := natsembed.Start(t.TempDir())
 	if err != nil {
 		t.Fatal(err)

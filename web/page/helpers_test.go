@@ -92,6 +92,18 @@ func (s *fixture) run(l *scenarios.Lesson, p sim.Policy) (*sim.Replay, error) {
 	return s.runs.Run(l, p)
 }
 
+// runOnce is l replayed under p: the kept run when there is one, else a
+// run kept by no one (a sweep's thousands of runs would hold gigabytes).
+func (s *fixture) runOnce(l *scenarios.Lesson, p sim.Policy) (*sim.Replay, error) {
+	s.runs.mu.Lock()
+	r, ok := s.runs.runs[l.ID+"/"+p.String()]
+	s.runs.mu.Unlock()
+	if ok {
+		return r, nil
+	}
+	return sim.Run(l.Lesson, p, s.tok)
+}
+
 // builder is a Builder over the fixture's runs; static for a static copy's.
 func (s *fixture) builder(static bool) *Builder {
 	return New(Config{Catalog: s.cat, Tokens: s.tok, Runs: s.runs, Static: static})

@@ -205,40 +205,94 @@ var Calibrated = sync.OnceValues(func() ([]*scenarios.Lesson, error) {
 	return out, nil
 })
 
-// catalogKey is what a missing catalog message reads like on a page: its
-// key (catalog.Messages.T returns the key when the message is missing).
-var catalogKey = regexp.MustCompile(`\b(ui|panel|event|badge|kind|role|param|value|origin|cache|diff|legend|line|rules|counters|pass|cost|block|help|js)\.[a-z][a-z0-9_=-]*(\.[a-z0-9_=-]+)*`)
+// keyAt is what a missing catalog message reads like on a page: its key
+// (catalog.Messages.T returns the key when the message is missing),
+// matched from a start where a word begins.
+var keyAt = regexp.MustCompile(`^(?:ui|panel|event|badge|kind|role|param|value|origin|cache|diff|legend|line|rules|counters|pass|cost|block|help|js)\.[a-z][a-z0-9_=-]*(?:\.[a-z0-9_=-]+)*`)
+
+// keyPrefixes are the first words of catalogKey.
+var keyPrefixes = map[string]bool{"ui": true, "panel": true, "event": true, "badge": true, "kind": true, "role": true, "param": true, "value": true, "origin": true,
+	"cache": true, "diff": true, "legend": true, "line": true, "rules": true, "counters": true, "pass": true, "cost": true, "block": true, "help": true, "js": true}
 
 // MissingKey is a catalog key a page shows as text (its message is
-// missing), or "". A page's text rarely holds a key's prefix, so the
-// pattern runs only when one does. What looks like a key inside one of
-// texts (a lesson's own texts: a recorded session's code may read
-// line.line_number) is not one.
+// missing), or "". What looks like a key inside one of texts (a lesson's
+// own texts: a recorded session's code may read line.line_number) is not
+// one.
 func MissingKey(page string, texts ...string) string {
-	var b strings.Builder
-	in := false
-	for _, r := range page {
-		switch {
-		case r == '<':
-			in = true
-		case r == '>':
-			in = false
-			b.WriteByte(' ')
-		case !in:
-			b.WriteRune(r)
+	for _, k := range catalogKeys(pageText(page)) {
+		if !slices.ContainsFunc(texts, func(t string) bool { return strings.Contains(t, k) }) {
+			return k
 		}
-	}
-	text := html.UnescapeString(b.String())
-	for _, p := range []string{"ui.", "panel.", "event.", "badge.", "kind.", "role.", "param.", "value.", "origin.", "cache.", "diff.", "legend.", "line.", "rules.", "counters.", "pass.", "cost.", "block.", "help.", "js."} {
-		if !strings.Contains(text, p) {
-			continue
-		}
-		for _, k := range catalogKey.FindAllString(text, -1) {
-			if !slices.ContainsFunc(texts, func(t string) bool { return strings.Contains(t, k) }) {
-				return k
-			}
-		}
-		return ""
 	}
 	return ""
+}
+
+// pageText is page's text: from each < to the next > a space (a > on
+// its own too), entities decoded. The brackets are ASCII, so the page is
+// cut only between characters.
+func pageText(page string) string {
+	var b strings.Builder
+	b.Grow(len(page))
+	for {
+		i := strings.IndexAny(page, "<>")
+		if i < 0 {
+			b.WriteString(page)
+			break
+		}
+		b.WriteString(page[:i])
+		if page[i] == '<' {
+			j := strings.IndexByte(page[i:], '>')
+			if j < 0 {
+				break // a tag open to the end: no more text
+			}
+			i += j
+		}
+		b.WriteByte(' ')
+		page = page[i+1:]
+	}
+	return html.UnescapeString(b.String())
+}
+
+// catalogKeys are the matches of keyAt in text, each where a word begins
+// (\b), in order and not overlapping, as FindAllString finds them, found without running the pattern over the
+// whole page (its \b makes Go's regexp slow on a long text): a key starts
+// with one of keyPrefixes followed by a dot, so each dot is a place to
+// look. The word before a dot is its run of a–z letters; a match starts
+// there when that run is a prefix and no letter, digit or _ comes before
+// it (the \b).
+func catalogKeys(text string) []string {
+	var out []string
+	end := 0 // where the last match ended: matches do not overlap
+	for d := strings.IndexByte(text, '.'); d >= 0; {
+		s := d
+		for s > end && text[s-1] >= 'a' && text[s-1] <= 'z' {
+			s--
+		}
+		if s >= end && keyPrefixes[text[s:d]] && (s == 0 || !wordByte(text[s-1])) {
+			j := d
+			for j < len(text) && keyByte(text[j]) {
+				j++
+			}
+			if k := keyAt.FindString(text[s:j]); k != "" {
+				out = append(out, k)
+				end = s + len(k)
+			}
+		}
+		next := strings.IndexByte(text[max(d+1, end):], '.')
+		if next < 0 {
+			break
+		}
+		d = max(d+1, end) + next
+	}
+	return out
+}
+
+// keyByte is a byte a key may hold.
+func keyByte(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || strings.IndexByte("_=-.", c) >= 0
+}
+
+// wordByte is an ASCII letter, digit or _: what \b counts as a word.
+func wordByte(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_'
 }
