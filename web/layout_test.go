@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/chromedp/cdproto/emulation"
+	"github.com/chromedp/chromedp"
 
 	"ctxsim/scenarios"
 	"ctxsim/web/internal/testlessons"
@@ -185,7 +186,10 @@ type layoutPage struct {
 }
 
 // TestBrowserLayout: every lesson's decisive steps and its last, at each
-// viewport in each of its views, in one Chromium with a tab per viewport.
+// viewport in each of its views, in one Chromium. Viewports that show the
+// same views (the laptop and the phone) share a tab: each page is loaded
+// once and measured at one size, then the other (only the CSS reads the
+// width: app.js reads no size), which halves their loads.
 func TestBrowserLayout(t *testing.T) {
 	t.Parallel() // waits on timers or on Chromium: runs beside the other such tests
 	s := newTestServer(t)
@@ -196,17 +200,32 @@ func TestBrowserLayout(t *testing.T) {
 	}
 	start := time.Now()
 	var wg sync.WaitGroup
-	for _, vp := range layoutViewports {
-		tab := openTab(t, ts.URL, vp.w, vp.h, true, 20*time.Minute)
-		pages := layoutPages(t, s, ts.URL, b0.Lessons, vp)
+	for _, vps := range viewportsByViews(layoutViewports) {
+		tab := openTab(t, ts.URL, vps[0].w, vps[0].h, true, 20*time.Minute)
+		pages := layoutPages(t, s, ts.URL, b0.Lessons, vps[0])
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			checkLayouts(t, tab, vp, pages)
+			checkLayouts(t, tab, vps, pages)
 		}()
 	}
 	wg.Wait()
-	t.Logf("layout of every lesson at 3 viewports in %s", time.Since(start).Round(time.Millisecond))
+	t.Logf("layout of every lesson at %d viewports in %s", len(layoutViewports), time.Since(start).Round(time.Millisecond))
+}
+
+// viewportsByViews groups the viewports that show the same views, in
+// order.
+func viewportsByViews(vps []viewport) [][]viewport {
+	var out [][]viewport
+	for _, vp := range vps {
+		i := slices.IndexFunc(out, func(g []viewport) bool { return slices.Equal(g[0].views, vp.views) })
+		if i < 0 {
+			out = append(out, []viewport{vp})
+		} else {
+			out[i] = append(out[i], vp)
+		}
+	}
+	return out
 }
 
 // layoutPages are the pages measured at vp: each lesson's decisive steps and
@@ -248,39 +267,50 @@ func layoutPages(t *testing.T, s *Server, base string, lessons []*scenarios.Less
 	return out
 }
 
-// checkLayouts measures pages in tab and checks what must hold at vp.
-func checkLayouts(t *testing.T, tab *chromeTab, vp viewport, pages []layoutPage) {
-	type key struct{ lesson, family string }
+// checkLayouts measures pages in tab at each of vps (which show the same
+// views), resizing the tab between them, and checks what must hold at
+// each. A page is measured first at the size the tab has, so each page
+// costs one load and one resize.
+func checkLayouts(t *testing.T, tab *chromeTab, vps []viewport, pages []layoutPage) {
+	type key struct{ vp, lesson, family string }
 	boxH := map[key]float64{}
 	nextAt := map[key]box{}
+	at := 0 // the viewport the tab is at
 	for _, pg := range pages {
 		tab.open(pg.path)
-		l, err := evalIn[layout](tab, layoutJS)
-		if err != nil {
-			t.Errorf("%s %s: measure: %v", vp.name, pg.path, err)
-			continue
-		}
-		where := vp.name + " " + pg.path
-		checkLayout(t, where, vp, pg, l)
-		family := "lesson"
-		if strings.HasSuffix(pg.view, "present") {
-			family = "present"
-		}
-		k := key{pg.lesson, family}
-		for _, b := range l.Boxes {
-			h := b.Bottom - b.Top
-			if h0, ok := boxH[k]; !ok {
-				boxH[k] = h
-			} else if math.Abs(h-h0) > 0.5 {
-				t.Errorf("%s: the box is %.1f px tall; elsewhere in %s's %s views %.1f px", where, h, pg.lesson, family, h0)
+		for k := range vps {
+			if k > 0 {
+				at = (at + 1) % len(vps)
+				tab.do("set viewport", chromedp.EmulateViewport(int64(vps[at].w), int64(vps[at].h)))
 			}
-		}
-		if l.Next != nil {
-			nk := key{pg.lesson, pg.view}
-			if n0, ok := nextAt[nk]; !ok {
-				nextAt[nk] = *l.Next
-			} else if math.Abs(n0.Left-l.Next.Left) > 0.5 || math.Abs(n0.Top-l.Next.Top) > 0.5 {
-				t.Errorf("%s: the Next button is at %.1f,%.1f; on another step of this view at %.1f,%.1f", where, l.Next.Left, l.Next.Top, n0.Left, n0.Top)
+			vp := vps[at]
+			l, err := evalIn[layout](tab, layoutJS)
+			if err != nil {
+				t.Errorf("%s %s: measure: %v", vp.name, pg.path, err)
+				continue
+			}
+			where := vp.name + " " + pg.path
+			checkLayout(t, where, vp, pg, l)
+			family := "lesson"
+			if strings.HasSuffix(pg.view, "present") {
+				family = "present"
+			}
+			k := key{vp.name, pg.lesson, family}
+			for _, b := range l.Boxes {
+				h := b.Bottom - b.Top
+				if h0, ok := boxH[k]; !ok {
+					boxH[k] = h
+				} else if math.Abs(h-h0) > 0.5 {
+					t.Errorf("%s: the box is %.1f px tall; elsewhere in %s's %s views %.1f px", where, h, pg.lesson, family, h0)
+				}
+			}
+			if l.Next != nil {
+				nk := key{vp.name, pg.lesson, pg.view}
+				if n0, ok := nextAt[nk]; !ok {
+					nextAt[nk] = *l.Next
+				} else if math.Abs(n0.Left-l.Next.Left) > 0.5 || math.Abs(n0.Top-l.Next.Top) > 0.5 {
+					t.Errorf("%s: the Next button is at %.1f,%.1f; on another step of this view at %.1f,%.1f", where, l.Next.Left, l.Next.Top, n0.Left, n0.Top)
+				}
 			}
 		}
 	}
