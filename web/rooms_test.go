@@ -17,7 +17,6 @@ import (
 
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/network"
-	cdppage "github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
 	"github.com/labstack/echo/v4"
@@ -425,14 +424,7 @@ func roomTab(t *testing.T, base string) *chromeTab {
 	t.Cleanup(cancel)
 	b := &chromeTab{t: t, ctx: ctx, base: base}
 	b.do("set viewport", chromedp.EmulateViewport(1440, 900))
-	cctx, ccancel := context.WithTimeout(ctx, browserCall)
-	defer ccancel()
-	if _, err := chromedp.Call(cctx, cdppage.AddScriptToEvaluateOnNewDocument, cdppage.AddScriptToEvaluateOnNewDocumentParams{Source: `
-		window.__csp = [];
-		document.addEventListener("securitypolicyviolation", e => window.__csp.push(e.violatedDirective + " " + (e.blockedURI || "inline") + " " + e.sourceFile + ":" + e.lineNumber));
-	`}); err != nil {
-		t.Fatalf("add CSP listener: %v", err)
-	}
+	recordCSP(b)
 	return b
 }
 

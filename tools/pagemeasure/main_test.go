@@ -48,15 +48,33 @@ func testOptions(t *testing.T, runs int) options {
 	return options{runs: runs, chromium: testChromium(t), width: 1024, height: 768, timeout: 30 * time.Second}
 }
 
-// testChrome starts Chromium for one test and closes it when the test ends.
+// testChrome is the package's one measuring Chromium, started by the
+// first test that measures and closed by TestMain: a start costs seconds
+// of CPU, and the tests share nothing but the process (each visit has a
+// browser context of its own). Its size is the tests' (testOptions).
 func testChrome(t *testing.T, opts options) *chrome {
 	t.Helper()
-	c, err := startChrome(context.Background(), opts)
-	if err != nil {
-		t.Fatal(err)
+	sharedChrome.once.Do(func() { sharedChrome.c, sharedChrome.err = startChrome(context.Background(), opts) })
+	if sharedChrome.err != nil {
+		t.Fatal(sharedChrome.err)
 	}
-	t.Cleanup(c.close)
-	return c
+	return sharedChrome.c
+}
+
+// sharedChrome holds testChrome's Chromium.
+var sharedChrome struct {
+	once sync.Once
+	c    *chrome
+	err  error
+}
+
+// TestMain closes the shared Chromium after the tests.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if sharedChrome.c != nil {
+		sharedChrome.c.close()
+	}
+	os.Exit(code)
 }
 
 // gz compresses s with gzip.
