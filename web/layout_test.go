@@ -278,6 +278,10 @@ func checkLayouts(t *testing.T, tab *chromeTab, vps []viewport, pages []layoutPa
 	at := 0 // the viewport the tab is at
 	for _, pg := range pages {
 		tab.open(pg.path)
+		family := "lesson"
+		if strings.HasSuffix(pg.view, "present") {
+			family = "present"
+		}
 		for k := range vps {
 			if k > 0 {
 				at = (at + 1) % len(vps)
@@ -291,10 +295,6 @@ func checkLayouts(t *testing.T, tab *chromeTab, vps []viewport, pages []layoutPa
 			}
 			where := vp.name + " " + pg.path
 			checkLayout(t, where, vp, pg, l)
-			family := "lesson"
-			if strings.HasSuffix(pg.view, "present") {
-				family = "present"
-			}
 			k := key{vp.name, pg.lesson, family}
 			for _, b := range l.Boxes {
 				h := b.Bottom - b.Top
@@ -443,11 +443,12 @@ func TestBrowserMeter(t *testing.T) {
 			}
 			prev = v
 		}
-		if len(seen) < 5 || seen[len(seen)-1] != cmMeters[step-1] {
+		// window.__meter holds each text once, as it changed.
+		if len(seen) == 0 || seen[len(seen)-1] != cmMeters[step-1] {
 			t.Errorf("step %d: the meter showed %q; want a count ending at %q", step, seen, cmMeters[step-1])
 		}
-		if counted := slices.Compact(slices.Clone(seen)); len(counted) < 5 {
-			t.Errorf("step %d: the meter did not count (%q): motion is off, so this test proves nothing", step, counted)
+		if len(seen) < 5 {
+			t.Errorf("step %d: the meter did not count (%q): motion is off, so this test proves nothing", step, seen)
 		}
 	}
 }
