@@ -44,13 +44,21 @@ check-generated:
 vet:
 	$(GO) vet ./...
 
-# Browser tests need Chromium (Debian package `chromium`); they fail, not skip,
-# when it is missing. Set CTXSIM_CHROMIUM to use another binary.
+# Browser tests need Debian's headless shell of Chromium (package
+# `chromium-headless-shell`); they fail, not skip, when it is missing. Set
+# CTXSIM_CHROMIUM to use another binary (/usr/bin/chromium works too, slower).
 # GOGC=400: the tests' heaps are short-lived (the sweeps build and drop
 # runs and pages by the thousand); collecting a quarter as often saves
 # about a sixth of web/page's CPU (peak 1.5 GB).
+# go test starts packages in the order given, two at a time: the longest
+# (web's browser tests) first, beside it the two that mostly wait on
+# timers (NATS key expiry, upload leases), then the heaviest of the rest
+# (narration sweeps, the export crawl); the small ones fill in at the end.
+# Every package of ./... runs once.
+TEST_FIRST = ./web ./web/rooms/store ./web/uploads ./web/page ./export . ./tools/pagemeasure
+
 test: deps check-generated vet
-	GOGC=400 $(GO) test -count=1 -timeout 20m ./...
+	GOGC=400 $(GO) test -count=1 -timeout 20m $(TEST_FIRST) ./...
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./web

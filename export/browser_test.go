@@ -11,7 +11,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"os"
 	"strings"
 	"testing"
 	"time"
@@ -19,6 +18,8 @@ import (
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
+
+	"ctxsim/internal/testbrowser"
 )
 
 const (
@@ -36,12 +37,9 @@ type tab struct {
 // viewport, recording CSP violations on every page from before any script.
 func newTab(t *testing.T, origin string) *tab {
 	t.Helper()
-	exe := os.Getenv("CTXSIM_CHROMIUM")
-	if exe == "" {
-		exe = "/usr/bin/chromium"
-	}
-	if _, err := os.Stat(exe); err != nil {
-		t.Fatalf("browser tests need Chromium at %s (%v): apt-get install chromium, or set CTXSIM_CHROMIUM", exe, err)
+	exe, err := testbrowser.Path()
+	if err != nil {
+		t.Fatal(err)
 	}
 	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(exe), chromedp.NoSandbox, chromedp.DisableGPU,
 		chromedp.Headless, chromedp.Flag("disable-background-networking", true), chromedp.Flag("no-first-run", true),

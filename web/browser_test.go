@@ -26,6 +26,8 @@ import (
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
+
+	"ctxsim/internal/testbrowser"
 )
 
 const (
@@ -59,12 +61,9 @@ type chromeTab struct {
 
 func chromiumPath(t *testing.T) string {
 	t.Helper()
-	p := os.Getenv("CTXSIM_CHROMIUM")
-	if p == "" {
-		p = "/usr/bin/chromium"
-	}
-	if _, err := os.Stat(p); err != nil {
-		t.Fatalf("browser tests need Chromium at %s (%v): run `apt-get install chromium`, or set CTXSIM_CHROMIUM to a Chromium binary", p, err)
+	p, err := testbrowser.Path()
+	if err != nil {
+		t.Fatal(err)
 	}
 	return p
 }

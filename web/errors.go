@@ -114,7 +114,10 @@ func (s *Server) handleError(err error, c echo.Context) {
 		return
 	}
 	lang := s.langOf(c)
-	buf, rerr := s.errorPage(c.Request().Context(), lang, status, e)
+	// A visitor who left (or whose deadline passed) keeps the status their
+	// request earned: rendering the page under their cancelled context
+	// would fail it and turn a 404 into a 500.
+	buf, rerr := s.errorPage(context.WithoutCancel(c.Request().Context()), lang, status, e)
 	if rerr != nil {
 		s.log.Error("render error page", "err", rerr)
 		buf = s.page500[lang]

@@ -1,12 +1,14 @@
 package web
 
 import (
+	"context"
 	"encoding/json"
 	"html"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -416,4 +418,28 @@ func FuzzPaths(f *testing.F) {
 			t.Fatalf("GET %q = %d\n%s", path, rec.Code, body)
 		}
 	})
+}
+
+// An error page keeps its status when the visitor's request is cancelled
+// before it is rendered (they left, or their deadline passed): a 4xx, never
+// the 500 a failed render would give.
+func TestErrorPageOfCancelledRequest(t *testing.T) {
+	s := newTestServer(t)
+	for _, tc := range []struct {
+		path   string
+		status int
+	}{
+		{"/joinx", http.StatusNotFound},
+		{"/en/no-such-lesson/x/1", http.StatusNotFound},
+		{defaultState + "/99", http.StatusBadRequest},
+	} {
+		ctx, cancel := context.WithCancel(context.Background())
+		cancel()
+		req := httptest.NewRequestWithContext(ctx, http.MethodGet, tc.path, nil)
+		rec := httptest.NewRecorder()
+		s.Handler().ServeHTTP(rec, req)
+		if rec.Code != tc.status || !strings.Contains(rec.Body.String(), `data-status="`+strconv.Itoa(tc.status)+`"`) {
+			t.Errorf("GET %s, request cancelled: %d; want %d and its error page", tc.path, rec.Code, tc.status)
+		}
+	}
 }

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"ctxsim/internal/cli"
+	"ctxsim/internal/testbrowser"
 )
 
 const (
@@ -33,9 +34,9 @@ const (
 // (never skipping it) with an installation hint when it is missing.
 func testChromium(t *testing.T) string {
 	t.Helper()
-	p := os.Getenv("CTXSIM_CHROMIUM")
-	if p == "" {
-		p = defaultChromium
+	p, err := testbrowser.Path()
+	if err != nil {
+		t.Fatal(err)
 	}
 	if err := checkChromium(p); err != nil {
 		t.Fatalf("pagemeasure tests need Chromium: %v", err)
@@ -297,10 +298,10 @@ func TestMeasureHangingPageTimesOut(t *testing.T) {
 }
 
 func TestRunJSON(t *testing.T) {
-	testChromium(t)
+	exe := testChromium(t)
 	_, base := startSite(t)
 	var out, errOut bytes.Buffer
-	err := run(testContext(t), []string{"-n", "1", "-width", "800", "-height", "600", "-json", base + "/"}, &out, &errOut)
+	err := run(testContext(t), []string{"-chromium", exe, "-n", "1", "-width", "800", "-height", "600", "-json", base + "/"}, &out, &errOut)
 	if err != nil {
 		t.Fatalf("run: %v (stderr %q)", err, errOut.String())
 	}

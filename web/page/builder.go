@@ -71,6 +71,7 @@ type Builder struct {
 	// []pair).
 	timelines sync.Map
 	pairs     sync.Map   // *scenarios.Lesson → whether it draws a second window (drawsPair)
+	copies    sync.Map   // *scenarios.Lesson → *copySet, in a static copy only (copyOf)
 	memo      *frameMemo // a static copy's windows and headlines; nil for a live server
 }
 

@@ -31,17 +31,55 @@ const copyLongRun = 100
 // (where the default's mode buttons and the digit keys lead); a long
 // session (more than copyLongRun steps) under its default only.
 func (b *Builder) CopyPolicies(l *scenarios.Lesson) []sim.Policy {
-	def := l.DefaultPolicy()
-	out := []sim.Policy{def}
-	if fr, err := b.runs.Outline(l, def); err != nil || len(fr) > copyLongRun {
-		return out
+	return b.copyOf(l).policies
+}
+
+// CopyPairs are the comparisons a static copy of l holds: the default
+// (left) with each quick mode the copy holds, where the default's Compare
+// link and a comparison's digit keys lead.
+func (b *Builder) CopyPairs(l *scenarios.Lesson) [][2]sim.Policy {
+	return b.copyOf(l).pairs
+}
+
+// copySet is what a static copy of one lesson holds.
+type copySet struct {
+	policies []sim.Policy    // CopyPolicies
+	pairs    [][2]sim.Policy // CopyPairs
+	presets  int             // how many preset policies the lesson has
+}
+
+// copyOf is what a static copy of l holds. Every link of every page of a
+// copy asks, so a static Builder works it out once per lesson; a live one
+// (asked only when a copy's documents are listed) each time.
+func (b *Builder) copyOf(l *scenarios.Lesson) *copySet {
+	if !b.static {
+		return b.newCopySet(l)
 	}
-	for _, p := range l.PresetPolicies() {
-		if p != def && differences(l.Lesson, p, def) == 1 {
-			out = append(out, p)
+	if c, ok := b.copies.Load(l); ok {
+		return c.(*copySet)
+	}
+	c, _ := b.copies.LoadOrStore(l, b.newCopySet(l))
+	return c.(*copySet)
+}
+
+// newCopySet works out what a static copy of l holds.
+func (b *Builder) newCopySet(l *scenarios.Lesson) *copySet {
+	presets := l.PresetPolicies()
+	def := l.DefaultPolicy()
+	c := &copySet{policies: []sim.Policy{def}, presets: len(presets)}
+	if fr, err := b.runs.Outline(l, def); err == nil && len(fr) <= copyLongRun {
+		for _, p := range presets {
+			if p != def && differences(l.Lesson, p, def) == 1 {
+				c.policies = append(c.policies, p)
+			}
 		}
 	}
-	return out
+	for _, q := range QuickPolicies(l.Lesson)[1:] {
+		if slices.Contains(c.policies, q) {
+			c.pairs = append(c.pairs, [2]sim.Policy{def, q})
+		}
+	}
+	return c
 }
 
 // differences counts the parameters whose values differ in p and q.
@@ -53,20 +91,6 @@ func differences(l *sim.Lesson, p, q sim.Policy) int {
 		}
 	}
 	return n
-}
-
-// CopyPairs are the comparisons a static copy of l holds: the default
-// (left) with each quick mode the copy holds, where the default's Compare
-// link and a comparison's digit keys lead.
-func (b *Builder) CopyPairs(l *scenarios.Lesson) [][2]sim.Policy {
-	ps := b.CopyPolicies(l)
-	var out [][2]sim.Policy
-	for _, q := range QuickPolicies(l.Lesson)[1:] {
-		if slices.Contains(ps, q) {
-			out = append(out, [2]sim.Policy{ps[0], q})
-		}
-	}
-	return out
 }
 
 // linkable reports whether a page this Builder builds may link to st:
@@ -102,9 +126,10 @@ func (b *Builder) serverOnly(l *scenarios.Lesson, ui views.UI) string {
 	if len(ranges) > 0 {
 		out = append(out, ui.F("ui.server-only.values", map[string]string{"params": strings.Join(ranges, ", ")}))
 	}
-	if held := len(b.CopyPolicies(l)); held == 1 && len(l.PresetPolicies()) > 1 {
+	c := b.copyOf(l)
+	if held := len(c.policies); held == 1 && c.presets > 1 {
 		out = append(out, ui.T("ui.server-only.long"))
-	} else if held < len(l.PresetPolicies()) {
+	} else if held < c.presets {
 		out = append(out, ui.T("ui.server-only.modes"))
 	}
 	return strings.Join(out, " ")
