@@ -2,13 +2,15 @@ package testbrowser
 
 import (
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 )
 
+// Path answers $CTXSIM_CHROMIUM when the file is there, and names the
+// package to install, the binary it looked for and the variable when not.
 func TestPath(t *testing.T) {
-	exe := filepath.Join(t.TempDir(), "chromium")
+	dir := t.TempDir()
+	exe, missing := dir+"/chromium", dir+"/no-chromium"
 	if err := os.WriteFile(exe, nil, 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -16,7 +18,6 @@ func TestPath(t *testing.T) {
 	if p, err := Path(); err != nil || p != exe {
 		t.Errorf("Path() with CTXSIM_CHROMIUM set = %q, %v; want %q", p, err, exe)
 	}
-	missing := filepath.Join(t.TempDir(), "no-chromium")
 	t.Setenv("CTXSIM_CHROMIUM", missing)
 	_, err := Path()
 	if err == nil {
