@@ -29,14 +29,16 @@ const copyLongRun = 100
 // CopyPolicies are the policies whose pages a static copy of l holds, the
 // default first: the default and each preset one parameter away from it
 // (where the default's mode buttons and the digit keys lead); a long
-// session (more than copyLongRun steps) under its default only.
+// session (more than copyLongRun steps) under its default only. The slice
+// is shared: callers read it.
 func (b *Builder) CopyPolicies(l *scenarios.Lesson) []sim.Policy {
 	return b.copyOf(l).policies
 }
 
 // CopyPairs are the comparisons a static copy of l holds: the default
 // (left) with each quick mode the copy holds, where the default's Compare
-// link and a comparison's digit keys lead.
+// link and a comparison's digit keys lead. The slice is shared: callers
+// read it.
 func (b *Builder) CopyPairs(l *scenarios.Lesson) [][2]sim.Policy {
 	return b.copyOf(l).pairs
 }
